@@ -1,0 +1,376 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"io/fs"
+	"mime"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/jaws-go/jaws"
+)
+
+// running is one call of run in the background.
+type running struct {
+	url  string // base URL, ending in "/"
+	dir  string // the directory served
+	stop func() error
+}
+
+// startRun calls run with args and returns once it prints the URL it serves
+// on. stop cancels run's context and returns its result; it also runs at
+// cleanup.
+func startRun(t *testing.T, args ...string) *running {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := run(ctx, args, pw, t.Output())
+		pw.Close()
+		done <- err
+	}()
+	stop := sync.OnceValue(func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(30 * time.Second):
+			return errors.New("run did not return within 30s of its context's end")
+		}
+	})
+	t.Cleanup(func() { stop() })
+
+	br := bufio.NewReader(pr)
+	line, err := br.ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading run's first line: %v (run: %v)", err, stop())
+	}
+	go io.Copy(io.Discard, br) // run may print more; never block it
+
+	rest, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "jaws example serving ")
+	i := strings.LastIndex(rest, " on ")
+	if !ok || i < 0 {
+		t.Fatalf("run printed %q, want \"jaws example serving DIR on URL\"", line)
+	}
+	return &running{url: rest[i+len(" on "):], dir: rest[:i], stop: stop}
+}
+
+// noRedirects is a client that returns redirects instead of following them.
+var noRedirects = &http.Client{
+	Timeout:       30 * time.Second,
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
+
+// do sends one request and returns the response with its body read.
+func do(t *testing.T, c *http.Client, method, url string, header http.Header) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
+
+func siteFile(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := fs.ReadFile(site, "site/"+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestRunDemoSite(t *testing.T) {
+	t.Parallel()
+	srv := startRun(t, "-addr", "127.0.0.1:0")
+	if !strings.HasPrefix(srv.url, "http://127.0.0.1:") || strings.HasSuffix(srv.url, ":0/") {
+		t.Fatalf("URL %q: want http://127.0.0.1:PORT/ with the listener's real port", srv.url)
+	}
+	if _, err := os.Stat(filepath.Join(srv.dir, "docs", "index.html")); err != nil {
+		t.Fatalf("demo site not copied out: %v", err)
+	}
+
+	css := siteFile(t, "style.css")
+	cases := []struct {
+		name       string
+		method     string
+		path       string
+		header     http.Header
+		wantStatus int
+		wantType   string // "" skips the check
+		wantBody   []byte // nil skips the check
+		wantHeader map[string]string
+	}{
+		{name: "index", method: "GET", path: "", wantStatus: 200, wantType: mime.TypeByExtension(".html"), wantBody: siteFile(t, "index.html")},
+		{name: "stylesheet", method: "GET", path: "style.css", wantStatus: 200, wantType: mime.TypeByExtension(".css"), wantBody: css,
+			wantHeader: map[string]string{"Content-Length": strconv.Itoa(len(css)), "Accept-Ranges": "bytes"}},
+		{name: "script", method: "GET", path: "app.js", wantStatus: 200, wantType: mime.TypeByExtension(".js"), wantBody: siteFile(t, "app.js")},
+		{name: "logo", method: "GET", path: "logo.svg", wantStatus: 200, wantType: mime.TypeByExtension(".svg"), wantBody: siteFile(t, "logo.svg")},
+		{name: "docs index", method: "GET", path: "docs/", wantStatus: 200, wantType: mime.TypeByExtension(".html"), wantBody: siteFile(t, "docs/index.html")},
+		{name: "head", method: "HEAD", path: "style.css", wantStatus: 200, wantType: mime.TypeByExtension(".css"), wantBody: []byte{},
+			wantHeader: map[string]string{"Content-Length": strconv.Itoa(len(css))}},
+		{name: "range", method: "GET", path: "style.css", header: http.Header{"Range": {"bytes=0-15"}}, wantStatus: 206, wantBody: css[:16],
+			wantHeader: map[string]string{"Content-Range": "bytes 0-15/" + strconv.Itoa(len(css))}},
+		{name: "directory redirect", method: "GET", path: "docs", wantStatus: 301, wantHeader: map[string]string{"Location": "docs/"}},
+		{name: "index.html redirect", method: "GET", path: "index.html", wantStatus: 301, wantHeader: map[string]string{"Location": "./"}},
+		{name: "missing", method: "GET", path: "no-such-file", wantStatus: 404},
+		{name: "post", method: "POST", path: "", wantStatus: 405, wantHeader: map[string]string{"Allow": "GET, HEAD"}},
+	}
+	var mu sync.Mutex
+	var bodyResponses, bodyBytes uint64 // what jaws should count as transfers
+	t.Run("requests", func(t *testing.T) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				resp, body := do(t, noRedirects, tc.method, srv.url+tc.path, tc.header)
+				if resp.StatusCode != tc.wantStatus {
+					t.Fatalf("status %d, want %d; body %q", resp.StatusCode, tc.wantStatus, body)
+				}
+				if got := resp.Header.Get("Content-Type"); tc.wantType != "" && got != tc.wantType {
+					t.Errorf("Content-Type %q, want %q", got, tc.wantType)
+				}
+				if tc.wantBody != nil && string(body) != string(tc.wantBody) {
+					t.Errorf("body is %d bytes %.40q..., want %d bytes %.40q...", len(body), body, len(tc.wantBody), tc.wantBody)
+				}
+				for k, want := range tc.wantHeader {
+					if got := resp.Header.Get(k); got != want {
+						t.Errorf("%s: %q, want %q", k, got, want)
+					}
+				}
+				if resp.StatusCode == 200 || resp.StatusCode == 206 {
+					mu.Lock()
+					bodyResponses++
+					bodyBytes += uint64(len(body))
+					mu.Unlock()
+				}
+			})
+		}
+	})
+
+	resp, body := do(t, noRedirects, "GET", srv.url+"debug/jaws", nil)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("/debug/jaws: %d %q, want 200 application/json", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	var st jaws.Stats
+	if err := json.Unmarshal(body, &st); err != nil {
+		t.Fatalf("/debug/jaws: %v in %s", err, body)
+	}
+	if st.Requests != uint64(len(cases)) {
+		t.Errorf("Stats.Requests = %d, want %d (one per request case; /debug/jaws is not served by jaws)", st.Requests, len(cases))
+	}
+	if n := st.Memory.Responses + st.ZeroCopy.Responses + st.Fallback.Responses; n != bodyResponses {
+		t.Errorf("responses counted over all paths = %d, want %d", n, bodyResponses)
+	}
+	if n := st.Memory.Bytes + st.ZeroCopy.Bytes + st.Fallback.Bytes; n != bodyBytes {
+		t.Errorf("bytes counted over all paths = %d, want %d", n, bodyBytes)
+	}
+
+	if err := srv.stop(); err != nil {
+		t.Fatalf("run returned %v after its context ended, want nil", err)
+	}
+	if _, err := os.Stat(srv.dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("temporary copy of the demo site %s still there after run: %v", srv.dir, err)
+	}
+	if _, err := http.Get(srv.url); err == nil {
+		t.Errorf("GET %s after shutdown succeeded", srv.url)
+	}
+}
+
+func TestRunRoot(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, content := range map[string]string{"hello.txt": "hello, jaws\n", ".secret": "token"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := startRun(t, "-root", dir, "-addr", "127.0.0.1:0")
+	if srv.dir != dir {
+		t.Errorf("run says it serves %q, want %q", srv.dir, dir)
+	}
+	cases := []struct {
+		name       string
+		path       string
+		wantStatus int
+		wantBody   string
+	}{
+		{"file", "hello.txt", 200, "hello, jaws\n"},
+		{"dotfile", ".secret", 404, "404 page not found\n"},
+		{"directory without index", "", 404, "404 page not found\n"},
+	}
+	t.Run("requests", func(t *testing.T) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				resp, body := do(t, noRedirects, "GET", srv.url+tc.path, nil)
+				if resp.StatusCode != tc.wantStatus || string(body) != tc.wantBody {
+					t.Errorf("got %d %q, want %d %q", resp.StatusCode, body, tc.wantStatus, tc.wantBody)
+				}
+			})
+		}
+	})
+	if err := srv.stop(); err != nil {
+		t.Fatalf("run returned %v, want nil", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "hello.txt")); err != nil {
+		t.Errorf("run must leave a -root directory alone: %v", err)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "missing")
+	cases := []struct {
+		name string
+		args []string
+		want error // nil: any error
+	}{
+		{"help", []string{"-h"}, flag.ErrHelp},
+		{"unknown flag", []string{"-nope"}, nil},
+		{"extra argument", []string{"-addr", "127.0.0.1:0", "public"}, nil},
+		{"missing root", []string{"-root", missing, "-addr", "127.0.0.1:0"}, fs.ErrNotExist},
+		{"bad address", []string{"-addr", "127.0.0.1:99999"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var stdout strings.Builder
+			err := run(context.Background(), tc.args, &stdout, io.Discard)
+			if err == nil || tc.want != nil && !errors.Is(err, tc.want) {
+				t.Errorf("run(%q) = %v, want an error matching %v", tc.args, err, tc.want)
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("run(%q) printed %q, want nothing", tc.args, stdout.String())
+			}
+		})
+	}
+}
+
+func TestServeURL(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		addr net.Addr
+		want string
+	}{
+		{"loopback", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}, "http://127.0.0.1:8080/"},
+		{"IPv6 loopback", &net.TCPAddr{IP: net.IPv6loopback, Port: 80}, "http://[::1]:80/"},
+		{"IPv4 any", &net.TCPAddr{IP: net.IPv4zero, Port: 8080}, "http://localhost:8080/"},
+		{"IPv6 any", &net.TCPAddr{IP: net.IPv6unspecified, Port: 8080}, "http://localhost:8080/"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := serveURL(tc.addr); got != tc.want {
+				t.Errorf("serveURL(%v) = %q, want %q", tc.addr, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestReadmeMounts checks the ways README.md shows to mount a Handler, at the
+// root and under a prefix, with net/http and with chi.
+func TestReadmeMounts(t *testing.T) {
+	t.Parallel()
+	sub, err := fs.Sub(site, "site")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, sub); err != nil {
+		t.Fatal(err)
+	}
+	h, err := jaws.New(dir, jaws.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+
+	cases := []struct {
+		name   string
+		prefix string // where the site's root appears, "" or "/name"
+		mux    func() http.Handler
+	}{
+		{"net/http root", "", func() http.Handler {
+			mux := http.NewServeMux()
+			mux.Handle("/", h)
+			return mux
+		}},
+		{"net/http StripPrefix", "/static", func() http.Handler {
+			mux := http.NewServeMux()
+			mux.Handle("/static/", http.StripPrefix("/static", h))
+			return mux
+		}},
+		{"net/http StripPrefix with slash", "/files", func() http.Handler {
+			mux := http.NewServeMux()
+			mux.Handle("/files/", http.StripPrefix("/files/", h))
+			return mux
+		}},
+		{"chi catch-all", "", func() http.Handler {
+			r := chi.NewRouter()
+			r.Handle("/*", h)
+			return r
+		}},
+		{"chi Mount", "/assets", func() http.Handler {
+			r := chi.NewRouter()
+			r.Get("/", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "app") })
+			r.Mount("/assets", http.StripPrefix("/assets", h))
+			return r
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := httptest.NewServer(tc.mux())
+			t.Cleanup(ts.Close)
+			c := ts.Client()
+			base := ts.URL + tc.prefix
+
+			resp, body := do(t, c, "GET", base+"/style.css", nil)
+			if resp.StatusCode != 200 || string(body) != string(siteFile(t, "style.css")) {
+				t.Errorf("GET %s/style.css: %d, %d bytes; want 200 and the file", tc.prefix, resp.StatusCode, len(body))
+			}
+			resp, body = do(t, c, "GET", base+"/", nil)
+			if resp.StatusCode != 200 || string(body) != string(siteFile(t, "index.html")) {
+				t.Errorf("GET %s/: %d, %d bytes; want 200 and index.html", tc.prefix, resp.StatusCode, len(body))
+			}
+			// The directory redirect is relative, so it stays under the prefix.
+			resp, body = do(t, c, "GET", base+"/docs", nil)
+			if resp.StatusCode != 200 || resp.Request.URL.Path != tc.prefix+"/docs/" || string(body) != string(siteFile(t, "docs/index.html")) {
+				t.Errorf("GET %s/docs: %d at %s; want 200 and docs/index.html at %s/docs/", tc.prefix, resp.StatusCode, resp.Request.URL.Path, tc.prefix)
+			}
+			resp, _ = do(t, c, "GET", base+"/no-such-file", nil)
+			if resp.StatusCode != 404 {
+				t.Errorf("GET %s/no-such-file: %d, want 404", tc.prefix, resp.StatusCode)
+			}
+		})
+	}
+}

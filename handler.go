@@ -1,0 +1,284 @@
+package jaws
+
+import (
+	"io/fs"
+	"log"
+	"net/http"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// Options configure a Handler. The zero value is a good default for serving a
+// public directory; each field documents its unit, its default and when to
+// change it.
+type Options struct {
+	// CacheMaxFileSize is the size in bytes up to which a file's bytes are
+	// held in memory and served from there; larger files are sent from the
+	// file (zero-copy where it applies).
+	// 0 means the default, 64 KiB; negative means no file is served from
+	// memory.
+	CacheMaxFileSize int64
+
+	// CacheMaxBytes bounds, in bytes, the memory the cache may hold: file
+	// bodies and their precomputed headers. 0 means the default, 64 MiB;
+	// negative disables the cache.
+	CacheMaxBytes int64
+
+	// ServeDotFiles serves names with an element that starts with a dot
+	// (".env", ".git/config", ".well-known/..."). Default false: they are 404,
+	// because such files are private by convention and often hold secrets.
+	// Set it when a dot-directory must be public, such as ".well-known".
+	ServeDotFiles bool
+
+	// DirectoryListing answers a directory that has no index.html with an
+	// HTML list of its entries, sorted, names escaped, hidden names left out
+	// unless ServeDotFiles. Default false: such a directory is 404, since
+	// listings reveal files nobody linked to.
+	DirectoryListing bool
+
+	// MaxRanges is how many ranges one Range header may ask for before it is
+	// ignored and the whole file is sent (RFC 9110 §14.2 allows ignoring
+	// such requests). 0 means the default, 32. Negative ignores every Range
+	// header, as a server without range support would.
+	MaxRanges int
+
+	// ErrorLog receives errors that become a 500 response, which the client
+	// does not see the details of. nil means the log package's standard
+	// logger.
+	ErrorLog *log.Logger
+}
+
+const (
+	defaultCacheMaxFileSize = 64 << 10
+	defaultCacheMaxBytes    = 64 << 20
+	defaultMaxRanges        = 32
+)
+
+func (o Options) withDefaults() Options {
+	if o.CacheMaxFileSize == 0 {
+		o.CacheMaxFileSize = defaultCacheMaxFileSize
+	}
+	if o.CacheMaxBytes == 0 {
+		o.CacheMaxBytes = defaultCacheMaxBytes
+	}
+	if o.MaxRanges == 0 {
+		o.MaxRanges = defaultMaxRanges
+	}
+	if o.ErrorLog == nil {
+		o.ErrorLog = log.Default()
+	}
+	return o
+}
+
+// Handler serves the files under one directory. Create it with New; it is
+// safe for concurrent use.
+type Handler struct {
+	root  *os.Root
+	opts  Options
+	meta  metaCache
+	stats stats
+}
+
+// New returns a Handler serving the directory root. No file outside root is
+// ever served: names are resolved through os.Root, so "..", symlinks leaving
+// the root and similar escapes fail.
+func New(root string, opts Options) (*Handler, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	return &Handler{root: r, opts: opts.withDefaults()}, nil
+}
+
+// Close releases the root directory and what the Handler caches. Requests
+// that arrive afterwards get 503 Service Unavailable.
+func (h *Handler) Close() error {
+	return h.root.Close()
+}
+
+// ServeHTTP serves the file named by r.URL.Path, relative to the root, as
+// http.FileServer does: GET and HEAD, index.html for directories, canonical
+// redirects, ranges and conditional requests.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.stats.requests.Add(1)
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		h.serveError(w, http.StatusMethodNotAllowed)
+		return
+	}
+	upath := r.URL.Path
+	if !strings.HasPrefix(upath, "/") {
+		upath = "/" + upath
+	}
+	name, ok := cleanName(upath, h.opts.ServeDotFiles)
+	if !ok {
+		h.serveError(w, http.StatusNotFound)
+		return
+	}
+	if isIndexRequest(upath) {
+		localRedirect(w, r, "./")
+		return
+	}
+	f, info, err := openRegular(h.root, name)
+	if err != nil {
+		h.fail(w, err)
+		return
+	}
+	defer f.Close()
+	if loc := redirectFor(upath, info.IsDir()); loc != "" {
+		localRedirect(w, r, loc)
+		return
+	}
+	if info.IsDir() {
+		dir := f
+		name = path.Join(name, indexPage)
+		if f, info, err = openRegular(h.root, name); err != nil || info.IsDir() {
+			if err == nil {
+				f.Close()
+			}
+			h.serveDir(w, r, dir)
+			return
+		}
+		defer f.Close()
+	}
+	h.serveFile(w, r, name, f, info)
+}
+
+// serveFile answers for one regular file: validators, preconditions, ranges,
+// then the transfer.
+func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, name string, f *os.File, info fs.FileInfo) {
+	m, err := h.meta.get(name, f, info)
+	if err != nil {
+		h.fail(w, err)
+		return
+	}
+	hdr := w.Header()
+	modtime := info.ModTime()
+	if !isZeroTime(modtime) {
+		hdr.Set("Last-Modified", modtime.UTC().Format(http.TimeFormat))
+	}
+	hdr.Set("Etag", m.etag)
+	status, useRange := evalPreconditions(r.Method, r.Header, m.etag, modtime)
+	switch status {
+	case http.StatusNotModified:
+		writeNotModified(w)
+		return
+	case http.StatusPreconditionFailed:
+		w.WriteHeader(status)
+		return
+	}
+
+	// A Content-Type set by an outer handler wins, as in http.ServeContent.
+	ctype := m.ctype
+	if v, ok := hdr["Content-Type"]; ok {
+		ctype = ""
+		if len(v) > 0 {
+			ctype = v[0]
+		}
+	} else {
+		hdr.Set("Content-Type", ctype)
+	}
+	rangeHdr := ""
+	if useRange {
+		rangeHdr = r.Header.Get("Range")
+	}
+	resp := planResponse(rangeHdr, info.Size(), ctype, h.opts.MaxRanges)
+	if resp.status == http.StatusRequestedRangeNotSatisfiable {
+		hdr.Set("Content-Range", unsatisfiedRange(info.Size()))
+		h.serveError(w, resp.status)
+		return
+	}
+	hdr.Set("Accept-Ranges", "bytes")
+	switch {
+	case resp.mp != nil:
+		hdr.Set("Content-Type", resp.mp.contentType)
+	case resp.status == http.StatusPartialContent:
+		hdr.Set("Content-Range", resp.spans[0].contentRange(info.Size()))
+	}
+	// As in http.ServeContent: an outer handler that set Content-Encoding is
+	// transforming the body, so its length is unknown unless this is a range.
+	if resp.status == http.StatusPartialContent || hdr.Get("Content-Encoding") == "" {
+		hdr.Set("Content-Length", strconv.FormatInt(resp.length, 10))
+	}
+	h.send(w, r, f, &resp)
+}
+
+// serveDir answers for a directory without an index page.
+func (h *Handler) serveDir(w http.ResponseWriter, r *http.Request, dir *os.File) {
+	if !h.opts.DirectoryListing {
+		h.serveError(w, http.StatusNotFound)
+		return
+	}
+	info, err := dir.Stat()
+	if err != nil {
+		h.fail(w, err)
+		return
+	}
+	modtime := info.ModTime()
+	if checkIfModifiedSince(r.Header, modtime) == condFalse {
+		writeNotModified(w)
+		return
+	}
+	entries, err := dir.ReadDir(-1)
+	if err != nil {
+		h.fail(w, err)
+		return
+	}
+	if !isZeroTime(modtime) {
+		w.Header().Set("Last-Modified", modtime.UTC().Format(http.TimeFormat))
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	body := dirListing(entries, h.opts.ServeDotFiles)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// writeNotModified sends a 304 without representation metadata other than
+// the validators (RFC 9110 §15.4.5); Last-Modified goes when an ETag is there.
+func writeNotModified(w http.ResponseWriter) {
+	h := w.Header()
+	delete(h, "Content-Type")
+	delete(h, "Content-Length")
+	delete(h, "Content-Encoding")
+	if h.Get("Etag") != "" {
+		delete(h, "Last-Modified")
+	}
+	w.WriteHeader(http.StatusNotModified)
+}
+
+// localRedirect redirects with a relative Location, as http.FileServer does,
+// so it stays right under http.StripPrefix and any mount point.
+func localRedirect(w http.ResponseWriter, r *http.Request, loc string) {
+	if q := r.URL.RawQuery; q != "" {
+		loc += "?" + q
+	}
+	w.Header().Set("Location", loc)
+	w.WriteHeader(http.StatusMovedPermanently)
+}
+
+// fail answers for err with a status that reveals nothing of the file system
+// and logs what the client does not see.
+func (h *Handler) fail(w http.ResponseWriter, err error) {
+	code := errorStatus(err)
+	if code >= 500 {
+		h.opts.ErrorLog.Printf("jaws: %v", err)
+	}
+	h.serveError(w, code)
+}
+
+// serveError writes a plain-text error, dropping the validators and caching
+// headers meant for a successful response, as net/http does since Go 1.23.
+func (h *Handler) serveError(w http.ResponseWriter, code int) {
+	hdr := w.Header()
+	for _, k := range []string{"Cache-Control", "Content-Encoding", "Etag", "Last-Modified"} {
+		delete(hdr, k)
+	}
+	text := strconv.Itoa(code) + " " + http.StatusText(code)
+	if code == http.StatusNotFound {
+		text = "404 page not found" // http.FileServer's wording
+	}
+	http.Error(w, text, code)
+}

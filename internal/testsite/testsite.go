@@ -1,0 +1,284 @@
+// Package testsite builds throwaway directory trees and httptest servers for
+// the tests of package jaws.
+//
+// A Site is a temporary directory, removed when the test ends, with helpers
+// to put files (with chosen contents and mtimes), directories, symlinks and
+// special files in it. Start serves a handler over one of the three
+// connection Kinds the handler must work with; its Client never follows
+// redirects and never asks for compression, so tests see exactly what the
+// handler wrote.
+package testsite
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"log"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// Site is a directory tree in a temporary directory. Names passed to its
+// methods are slash-separated and relative to Root; parent directories are
+// created as needed. Every method fails the test on error.
+type Site struct {
+	t    testing.TB
+	Root string // absolute path of the tree
+}
+
+// New returns an empty Site in a fresh temporary directory.
+func New(t testing.TB) *Site {
+	t.Helper()
+	return &Site{t: t, Root: t.TempDir()}
+}
+
+// At returns a Site rooted at the existing or new directory dir, for trees
+// that must live somewhere particular (a subdirectory of another Site, say).
+func At(t testing.TB, dir string) *Site {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return &Site{t: t, Root: dir}
+}
+
+// Path returns the absolute path of name.
+func (s *Site) Path(name string) string {
+	return filepath.Join(s.Root, filepath.FromSlash(name))
+}
+
+func (s *Site) parent(name string) string {
+	s.t.Helper()
+	p := s.Path(name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		s.t.Fatal(err)
+	}
+	return p
+}
+
+// File writes data to name, replacing it if it exists, and returns s.
+func (s *Site) File(name string, data []byte) *Site {
+	s.t.Helper()
+	if err := os.WriteFile(s.parent(name), data, 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+	return s
+}
+
+// FileAt writes data to name and sets its mtime (and atime) to mtime.
+func (s *Site) FileAt(name string, data []byte, mtime time.Time) *Site {
+	s.t.Helper()
+	s.File(name, data)
+	s.Chtime(name, mtime)
+	return s
+}
+
+// Chtime sets the mtime (and atime) of name.
+func (s *Site) Chtime(name string, mtime time.Time) *Site {
+	s.t.Helper()
+	if err := os.Chtimes(s.Path(name), mtime, mtime); err != nil {
+		s.t.Fatal(err)
+	}
+	return s
+}
+
+// Dir creates the directory name and its parents.
+func (s *Site) Dir(name string) *Site {
+	s.t.Helper()
+	if err := os.MkdirAll(s.Path(name), 0o755); err != nil {
+		s.t.Fatal(err)
+	}
+	return s
+}
+
+// Symlink creates name as a symbolic link holding target verbatim (relative
+// targets are resolved from name's directory, as usual).
+func (s *Site) Symlink(name, target string) *Site {
+	s.t.Helper()
+	if err := os.Symlink(target, s.parent(name)); err != nil {
+		s.t.Fatal(err)
+	}
+	return s
+}
+
+// Replace atomically replaces name with data the way deploy tools do: write
+// a temporary file next to it, then rename it over name. The result is a new
+// file (a new inode), with the current time as mtime.
+func (s *Site) Replace(name string, data []byte) *Site {
+	s.t.Helper()
+	p := s.parent(name)
+	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), p)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		s.t.Fatal(err)
+	}
+	return s
+}
+
+// Random returns n pseudo-random bytes, the same for the same seed.
+func Random(n int, seed uint64) []byte {
+	b := make([]byte, n)
+	r := rand.NewChaCha8([32]byte{0: byte(seed), 1: byte(seed >> 8), 2: byte(seed >> 16), 3: byte(seed >> 24)})
+	r.Read(b)
+	return b
+}
+
+// Kind is a way of connecting to a server.
+type Kind int
+
+const (
+	HTTP1 Kind = iota // HTTP/1.1 over plain TCP
+	TLS1              // HTTP/1.1 over TLS
+	HTTP2             // HTTP/2 over TLS
+)
+
+// Kinds lists every Kind, for tests that run over all of them.
+var Kinds = []Kind{HTTP1, TLS1, HTTP2}
+
+func (k Kind) String() string {
+	switch k {
+	case HTTP1:
+		return "http1"
+	case TLS1:
+		return "tls"
+	case HTTP2:
+		return "h2"
+	}
+	return "kind?"
+}
+
+// Server is a running httptest.Server of one Kind.
+type Server struct {
+	*httptest.Server
+	Kind Kind
+	// Client talks to the server in its Kind's protocol. It returns
+	// redirects instead of following them and does not request gzip.
+	Client *http.Client
+}
+
+// Start serves h over a new server of the given kind, closed when the test
+// ends.
+func Start(t testing.TB, kind Kind, h http.Handler) *Server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ErrorLog = log.New(quietWriter{os.Stderr}, "", log.LstdFlags)
+	switch kind {
+	case HTTP1:
+		srv.Start()
+	case TLS1:
+		srv.StartTLS()
+	case HTTP2:
+		srv.EnableHTTP2 = true
+		srv.StartTLS()
+	default:
+		t.Fatalf("testsite: unknown kind %d", kind)
+	}
+	t.Cleanup(srv.Close)
+	// srv.Client() is this server's own client, set up for its certificate
+	// and protocol; adjust it before anything uses it.
+	c := srv.Client()
+	c.Transport.(*http.Transport).DisableCompression = true
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &Server{Server: srv, Kind: kind, Client: c}
+}
+
+// quietWriter drops the server's complaints about TLS handshakes cut short
+// by Close (clients dial spare connections that are never used), which are
+// noise in test output, and passes every other line on.
+type quietWriter struct{ w io.Writer }
+
+func (q quietWriter) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte("TLS handshake error")) &&
+		(bytes.Contains(p, []byte("use of closed network connection")) || bytes.HasSuffix(bytes.TrimSpace(p), []byte("EOF"))) {
+		return len(p), nil
+	}
+	return q.w.Write(p)
+}
+
+// Do sends req (its URL relative to the server, e.g. "/a?b") and returns the
+// response with its whole body read. It fails the test if the response did
+// not come over the server's protocol.
+func (s *Server) Do(t testing.TB, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := s.Client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: reading body: %v", req.Method, req.URL, err)
+	}
+	want := 1
+	if s.Kind == HTTP2 {
+		want = 2
+	}
+	if resp.ProtoMajor != want {
+		t.Fatalf("%s %s over %v: got %s, want HTTP/%d", req.Method, req.URL, s.Kind, resp.Proto, want)
+	}
+	if (resp.TLS != nil) != (s.Kind != HTTP1) {
+		t.Fatalf("%s %s over %v: TLS state %v", req.Method, req.URL, s.Kind, resp.TLS != nil)
+	}
+	return resp, body
+}
+
+// NewRequest returns a request for method and target (a path with an
+// optional query, relative to the server) with the given header lines,
+// given as name, value pairs.
+func (s *Server) NewRequest(t testing.TB, method, target string, header ...string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(method, s.URL+target, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(header)%2 != 0 {
+		t.Fatalf("testsite: odd header list %q", header)
+	}
+	for i := 0; i < len(header); i += 2 {
+		req.Header.Add(header[i], header[i+1])
+	}
+	return req
+}
+
+// Get is Do of a GET for target with the given header pairs.
+func (s *Server) Get(t testing.TB, target string, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	return s.Do(t, s.NewRequest(t, http.MethodGet, target, header...))
+}
+
+// Raw opens a TCP connection to an HTTP1 server, writes raw to it as is (so
+// a request line can hold what Go's client would clean or refuse) and
+// returns a reader of what comes back. The connection has a deadline of a
+// few seconds and is closed when the test ends.
+func (s *Server) Raw(t testing.TB, raw string) *bufio.Reader {
+	t.Helper()
+	if s.Kind != HTTP1 {
+		t.Fatalf("testsite: Raw needs an HTTP1 server, not %v", s.Kind)
+	}
+	c, err := net.Dial("tcp", s.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c, raw); err != nil {
+		t.Fatal(err)
+	}
+	return bufio.NewReader(c)
+}

@@ -1,0 +1,222 @@
+package jaws
+
+import (
+	"bytes"
+	"mime/multipart"
+	"net/textproto"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// span is a byte range of a file: n bytes starting at off.
+type span struct {
+	off, n int64
+}
+
+func (s span) end() int64 { return s.off + s.n }
+
+// contentRange formats the Content-Range value for s (RFC 9110 §14.4).
+func (s span) contentRange(size int64) string {
+	return "bytes " + strconv.FormatInt(s.off, 10) + "-" + strconv.FormatInt(s.end()-1, 10) + "/" + strconv.FormatInt(size, 10)
+}
+
+// unsatisfiedRange is the Content-Range of a 416 (RFC 9110 §15.5.17).
+func unsatisfiedRange(size int64) string {
+	return "bytes */" + strconv.FormatInt(size, 10)
+}
+
+// rangeVerdict is what a Range header asks of the response.
+type rangeVerdict int
+
+const (
+	rangeNone          rangeVerdict = iota // no usable Range: 200 with the whole file
+	rangePartial                           // 206 with the returned spans
+	rangeUnsatisfiable                     // 416
+)
+
+// coalesceGap is the gap below which two requested ranges are merged. RFC
+// 9110 §14.2 allows coalescing ranges "separated by a gap that is smaller
+// than the overhead of sending multiple parts"; a part header is at most
+// 166 bytes plus the Content-Type, so merging never makes the response larger
+// for any common type.
+const coalesceGap = 256
+
+// parseRange interprets a Range header value for a representation of size
+// bytes, following RFC 9110 §14.1-14.2. It returns the spans to send in
+// ascending order, overlapping and nearby ranges coalesced.
+//
+// Unlike net/http it ignores unknown range units (§14.2: "MUST ignore"),
+// treats "bytes=-0" as unsatisfiable (§14.1.1: a suffix-range is satisfiable
+// only with a non-zero length), accepts positions too large for int64, and
+// bounds the work and the answer: more than maxRanges ranges, or a multipart
+// answer that would be much larger than the file, make it serve the whole file
+// instead (CVE-2011-3192). Malformed byte ranges are answered with 416, as
+// net/http and nginx do.
+func parseRange(s string, size int64, maxRanges int) ([]span, rangeVerdict) {
+	if s == "" || maxRanges < 0 {
+		return nil, rangeNone
+	}
+	unit, set, ok := strings.Cut(s, "=")
+	if !ok || !strings.EqualFold(textproto.TrimString(unit), "bytes") {
+		return nil, rangeNone
+	}
+	var spans []span
+	count := 0
+	for spec := range strings.SplitSeq(set, ",") {
+		spec = textproto.TrimString(spec)
+		if spec == "" {
+			continue // RFC 9110 §5.6.1: empty list elements are allowed
+		}
+		if count++; count > maxRanges {
+			return nil, rangeNone
+		}
+		sp, satisfiable, valid := parseRangeSpec(spec, size)
+		if !valid {
+			return nil, rangeUnsatisfiable
+		}
+		if satisfiable {
+			spans = append(spans, sp)
+		}
+	}
+	if count == 0 {
+		return nil, rangeUnsatisfiable // "bytes=" or "bytes= , ": no range-spec at all
+	}
+	if size == 0 {
+		// Every range of an empty file is unsatisfiable (§14.1.1), but some
+		// clients send Range on every request; answer like net/http, with 200.
+		return nil, rangeNone
+	}
+	if len(spans) == 0 {
+		return nil, rangeUnsatisfiable
+	}
+	spans = coalesce(spans)
+	if len(spans) > 1 && multipartOverhead(len(spans)) > size {
+		// Many small parts cost more in headers than the file itself.
+		return nil, rangeNone
+	}
+	return spans, rangePartial
+}
+
+// parseRangeSpec parses one int-range or suffix-range (RFC 9110 §14.1.1).
+func parseRangeSpec(spec string, size int64) (sp span, satisfiable, valid bool) {
+	first, last, ok := strings.Cut(spec, "-")
+	if !ok {
+		return span{}, false, false
+	}
+	first, last = textproto.TrimString(first), textproto.TrimString(last)
+	if first == "" {
+		n, ok := parseDigits(last)
+		if !ok {
+			return span{}, false, false
+		}
+		if n == 0 {
+			return span{}, false, true
+		}
+		n = min(n, size)
+		return span{off: size - n, n: n}, n > 0, true
+	}
+	start, ok := parseDigits(first)
+	if !ok {
+		return span{}, false, false
+	}
+	end := int64(-1)
+	if last != "" {
+		if end, ok = parseDigits(last); !ok || end < start {
+			return span{}, false, false
+		}
+	}
+	if start >= size {
+		return span{}, false, true
+	}
+	if end < 0 || end >= size {
+		end = size - 1
+	}
+	return span{off: start, n: end - start + 1}, true, true
+}
+
+// parseDigits parses 1*DIGIT. Values too large for int64 saturate, since a
+// position past any file is still valid syntax (§14.1.1).
+func parseDigits(s string) (int64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if n > (1<<63-1-9)/10 {
+			n = 1<<63 - 1
+			continue
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// coalesce sorts spans and merges those that overlap or nearly touch, so the
+// body never repeats a byte (§14.2 allows this regardless of request order).
+func coalesce(spans []span) []span {
+	if len(spans) < 2 {
+		return spans
+	}
+	slices.SortFunc(spans, func(a, b span) int {
+		switch {
+		case a.off < b.off:
+			return -1
+		case a.off > b.off:
+			return 1
+		}
+		return 0
+	})
+	out := spans[:1]
+	for _, s := range spans[1:] {
+		last := &out[len(out)-1]
+		if s.off <= last.end()+coalesceGap {
+			last.n = max(last.end(), s.end()) - last.off
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// multipartOverhead is a generous bound on the bytes a multipart/byteranges
+// body adds around n parts.
+func multipartOverhead(n int) int64 { return int64(n)*coalesceGap + 64 }
+
+// multipartLayout is a multipart/byteranges body (RFC 9110 §14.6) minus the
+// file bytes: heads[i] goes before spans[i], tail after the last span. Any
+// transfer path can interleave these with file data, so the zero-copy path can
+// send each part's bytes straight from the file.
+type multipartLayout struct {
+	contentType string // "multipart/byteranges; boundary=..."
+	heads       [][]byte
+	tail        []byte
+	length      int64 // of the whole body
+}
+
+func layoutMultipart(spans []span, ctype string, size int64) multipartLayout {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	l := multipartLayout{
+		contentType: "multipart/byteranges; boundary=" + mw.Boundary(),
+		heads:       make([][]byte, len(spans)),
+	}
+	for i, s := range spans {
+		h := textproto.MIMEHeader{"Content-Range": {s.contentRange(size)}}
+		if ctype != "" {
+			h.Set("Content-Type", ctype)
+		}
+		mw.CreatePart(h) // writes to a bytes.Buffer: cannot fail
+		l.heads[i] = bytes.Clone(buf.Bytes())
+		l.length += int64(buf.Len()) + s.n
+		buf.Reset()
+	}
+	mw.Close()
+	l.tail = bytes.Clone(buf.Bytes())
+	l.length += int64(len(l.tail))
+	return l
+}

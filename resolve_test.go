@@ -1,0 +1,153 @@
+package jaws
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestCleanName(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		path     string
+		serveDot bool
+		want     string
+		ok       bool
+	}{
+		{"root", "/", false, ".", true},
+		{"empty", "", false, ".", true},
+		{"file", "/a/b.txt", false, "a/b.txt", true},
+		{"no leading slash", "a/b.txt", false, "a/b.txt", true},
+		{"dotdot cleaned at root", "/../../etc/passwd", false, "etc/passwd", true},
+		{"dotdot inside", "/a/../b", false, "b", true},
+		{"dot segments", "/./a/./b/", false, "a/b", true},
+		{"double slash", "//a//b", false, "a/b", true},
+		{"NUL", "/a\x00b", false, "", false},
+		{"backslash", "/..\\secret", false, "", false},
+		{"dotfile", "/.env", false, "", false},
+		{"dot directory", "/.git/config", false, "", false},
+		{"nested dotfile", "/a/.hidden", false, "", false},
+		{"dotfile served", "/.well-known/x", true, ".well-known/x", true},
+		{"dot inside name", "/a.b/c.d", false, "a.b/c.d", true},
+		{"trailing dots cleaned", "/a/..", false, ".", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := cleanName(tt.path, tt.serveDot)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("cleanName(%q) = %q, %v; want %q, %v", tt.path, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestRedirectFor(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		path  string
+		isDir bool
+		want  string
+	}{
+		{"dir without slash", "/docs", true, "docs/"},
+		{"nested dir without slash", "/a/docs", true, "docs/"},
+		{"dir with slash", "/docs/", true, ""},
+		{"root", "/", true, ""},
+		{"file", "/a.txt", false, ""},
+		{"file with slash", "/a/b.txt/", false, "../b.txt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := redirectFor(tt.path, tt.isDir); got != tt.want {
+				t.Errorf("redirectFor(%q, %v) = %q, want %q", tt.path, tt.isDir, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestErrorStatus(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"not exist", fs.ErrNotExist, 404},
+		{"permission", &fs.PathError{Op: "openat", Path: "x", Err: syscall.EACCES}, 403},
+		{"escape", errors.New("path escapes from parent"), 404},
+		{"not a directory", syscall.ENOTDIR, 404},
+		{"special file", errNotRegular, 404},
+		{"closed", os.ErrClosed, 503},
+		{"io error", syscall.EIO, 500},
+		{"out of descriptors", fmt.Errorf("open: %w", syscall.EMFILE), 500},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := errorStatus(tt.err); got != tt.want {
+				t.Errorf("errorStatus(%v) = %d, want %d", tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzServePath throws arbitrary decoded paths at a live handler whose root
+// sits next to a secret: no panic, no secret, only expected statuses.
+func FuzzServePath(f *testing.F) {
+	parent := f.TempDir()
+	const marker = "TOP-SECRET-MARKER"
+	root := filepath.Join(parent, "root")
+	must(f, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
+	must(f, os.WriteFile(filepath.Join(parent, "secret"), []byte(marker), 0o644))
+	must(f, os.WriteFile(filepath.Join(root, "sub", "index.html"), []byte("<p>index</p>"), 0o644))
+	must(f, os.WriteFile(filepath.Join(root, "a.txt"), []byte("a"), 0o644))
+	must(f, os.WriteFile(filepath.Join(root, ".env"), []byte(marker), 0o644))
+	must(f, os.Symlink("../secret", filepath.Join(root, "out")))
+	must(f, os.Symlink(parent, filepath.Join(root, "up")))
+	h, err := New(root, Options{DirectoryListing: true})
+	must(f, err)
+	f.Cleanup(func() { h.Close() })
+
+	for _, s := range []string{"/", "/a.txt", "/../secret", "/sub", "/sub/index.html", "/out", "/up/secret",
+		"/..\\secret", "/.env", "/a\x00", "/\xc0\xae\xc0\xae/secret", "/%2e%2e/secret", "//..//secret", "/sub/../../secret"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.URL = &url.URL{Path: p}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if bytes.Contains(w.Body.Bytes(), []byte(marker)) {
+			t.Fatalf("%q: served the secret", p)
+		}
+		switch w.Code {
+		case 200, 301, 404:
+		default:
+			t.Fatalf("%q: status %d", p, w.Code)
+		}
+		if w.Code == 404 && strings.Contains(w.Body.String(), parent) {
+			t.Fatalf("%q: error body names the directory", p)
+		}
+	})
+}
+
+func must(tb testing.TB, err error) {
+	tb.Helper()
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+var _ http.Handler = (*Handler)(nil)

@@ -1,0 +1,48 @@
+package jaws
+
+import "sync/atomic"
+
+// Stats are counters since the Handler was created.
+type Stats struct {
+	// Requests is every request ServeHTTP saw, whatever its answer.
+	Requests uint64
+	// Memory, ZeroCopy and Fallback count the 200/206 responses each
+	// transfer path sent and the body bytes it wrote (HEAD counts a
+	// response and no bytes).
+	Memory, ZeroCopy, Fallback PathStats
+}
+
+// PathStats count one transfer path.
+type PathStats struct {
+	Responses uint64
+	Bytes     uint64
+}
+
+// Stats returns a snapshot of the counters. Each counter is read atomically;
+// the set is not one instant.
+func (h *Handler) Stats() Stats {
+	return Stats{
+		Requests: h.stats.requests.Load(),
+		Memory:   h.stats.memory.snapshot(),
+		ZeroCopy: h.stats.zeroCopy.snapshot(),
+		Fallback: h.stats.fallback.snapshot(),
+	}
+}
+
+type stats struct {
+	requests                   atomic.Uint64
+	memory, zeroCopy, fallback pathCounter
+}
+
+type pathCounter struct {
+	responses, bytes atomic.Uint64
+}
+
+func (c *pathCounter) add(n int64) {
+	c.responses.Add(1)
+	c.bytes.Add(uint64(n))
+}
+
+func (c *pathCounter) snapshot() PathStats {
+	return PathStats{Responses: c.responses.Load(), Bytes: c.bytes.Load()}
+}
