@@ -7,70 +7,241 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dgraph-io/ristretto/v2"
 )
 
-// fileMeta is what a file's bytes determine and is costly to work out per
-// request: the strong ETag (a hash of the content) and the sniffed type.
-type fileMeta struct {
-	info  fs.FileInfo // the file these were computed for
-	etag  string
-	ctype string
+// entry is what jaws knows about one file: the validators it was built from,
+// the strong ETag and Content-Type that are costly to work out, the header
+// values every response shares, and for small files the bytes themselves.
+// An entry never changes once built, apart from checked; a changed file gets
+// a new entry.
+type entry struct {
+	file     string      // the file under the root: the request name, or name/index.html
+	dirIndex bool        // the request name is a directory and file is its index page
+	info     fs.FileInfo // the file's metadata when the entry was built
+	ver      version     // and the version it identifies
+	checked  atomic.Int64
+	etag     string
+	ctype    string
+	body     []byte // the whole file, or nil when it is sent from disk
+	future   bool   // the mtime was ahead of the clock when the entry was built
+
+	// Header values, shared read-only by every response from this entry,
+	// so a hit allocates none of them. Canonical keys: "Etag", not "ETag".
+	hdrETag, hdrCtype, hdrLength, hdrLastModified []string
 }
 
-// matches reports whether m still describes the file info was read from:
-// same file (device and inode, or volume and index), size and mtime.
-func (m *fileMeta) matches(info fs.FileInfo) bool {
-	return os.SameFile(m.info, info) && m.info.Size() == info.Size() && m.info.ModTime().Equal(info.ModTime())
+var hdrAcceptRanges = []string{"bytes"}
+
+// newEntry builds the entry for the open regular file f. Small files are
+// read whole, so the hash and the sniffing run on bytes already in memory.
+func newEntry(file string, dirIndex bool, f *os.File, info fs.FileInfo, maxBody int64) (*entry, error) {
+	e := &entry{file: file, dirIndex: dirIndex, info: info, ver: versionOf(info)}
+	size := info.Size()
+	if size <= maxBody {
+		body := make([]byte, size)
+		n, err := f.ReadAt(body, 0)
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		if int64(n) == size {
+			e.body = body
+		} // else the file is shrinking under us: hash and serve it from disk
+	}
+	var err error
+	if e.body != nil {
+		e.etag = etagOfBytes(e.body)
+		e.ctype = contentType(file, e.body)
+	} else {
+		if e.etag, err = contentETag(f, size); err != nil {
+			return nil, err
+		}
+		var head [512]byte
+		n, err := f.ReadAt(head[:], 0)
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		e.ctype = contentType(file, head[:n])
+	}
+	e.hdrETag = []string{e.etag}
+	e.hdrCtype = []string{e.ctype}
+	e.hdrLength = []string{strconv.FormatInt(size, 10)}
+	e.future = info.ModTime().After(time.Now())
+	if mod := info.ModTime(); !isZeroTime(mod) {
+		e.hdrLastModified = []string{mod.UTC().Format(http.TimeFormat)}
+	}
+	return e, nil
 }
 
-// metaCache keeps fileMeta per name, so a file is hashed once per version.
-type metaCache struct {
-	mu sync.Mutex
-	m  map[string]*fileMeta
-}
-
-// metaCacheMax bounds the entries; past it the map starts over, which costs
-// one hash per file again and keeps memory bounded without bookkeeping.
-const metaCacheMax = 4096
-
-// get returns the metadata of the open file f, named name, with info from
-// f.Stat, computing it if the file is new or changed.
-func (c *metaCache) get(name string, f *os.File, info fs.FileInfo) (*fileMeta, error) {
-	c.mu.Lock()
-	m := c.m[name]
-	c.mu.Unlock()
-	if m != nil && m.matches(info) {
-		return m, nil
-	}
-	etag, err := contentETag(f, info.Size())
-	if err != nil {
-		return nil, err
-	}
-	ctype, err := contentType(name, f)
-	if err != nil {
-		return nil, err
-	}
-	m = &fileMeta{info: info, etag: etag, ctype: ctype}
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= metaCacheMax {
-		c.m = make(map[string]*fileMeta)
-	}
-	c.m[name] = m
-	c.mu.Unlock()
-	return m, nil
-}
-
-// contentType is the type by extension, else sniffed from the first 512
-// bytes, as http.ServeContent decides it.
-func contentType(name string, f *os.File) (string, error) {
+// contentType is the type by extension, else sniffed from the first bytes,
+// as http.ServeContent decides it.
+func contentType(name string, head []byte) string {
 	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
-		return t, nil
+		return t
 	}
-	var buf [512]byte
-	n, err := f.ReadAt(buf[:], 0)
-	if n == 0 && err != nil && err != io.EOF {
-		return "", err
-	}
-	return http.DetectContentType(buf[:n]), nil
+	return http.DetectContentType(head)
 }
+
+// matches reports whether e still describes the file info was read from:
+// the same file (a rename over it is a new one) in the same version.
+func (e *entry) matches(info fs.FileInfo) bool {
+	return os.SameFile(e.info, info) && e.ver == versionOf(info)
+}
+
+// entryOverhead approximates, in bytes, what an entry costs beyond its body
+// and strings: the struct, the FileInfo and ristretto's own bookkeeping.
+const entryOverhead = 512
+
+// cost is the entry's ristretto cost: the bytes it keeps alive. Strings
+// held twice (as a field and as a header value) count twice; the length and
+// date header values are at most 64 bytes together.
+func (e *entry) cost(key string) int64 {
+	n := len(e.body) + len(key) + len(e.file) + 2*len(e.etag) + 2*len(e.ctype) + 64
+	return int64(n) + entryOverhead
+}
+
+// writeSpan sends s from the body in memory; entry is the memory path's
+// bodySource.
+func (e *entry) writeSpan(w io.Writer, s span) (int64, error) {
+	n, err := w.Write(e.body[s.off:s.end()])
+	return int64(n), err
+}
+
+// cache holds entries by request name in a ristretto cache bounded in bytes.
+// Its TinyLFU admission keeps one-off requests (crawlers, scans) from
+// evicting the hot set once it is full. Nothing outside this type sees
+// ristretto or its asynchronous Set.
+//
+// Only files are cached: a missing name is not, so a flood of random 404s
+// cannot fill memory or evict anything.
+type cache struct {
+	rc         *ristretto.Cache[string, *entry]
+	maxBody    int64         // largest file kept in memory; negative: none
+	revalidate time.Duration // how long an entry is trusted without a stat
+	now        func() int64  // unix nanoseconds; tests may stop the clock
+	mu         sync.Mutex
+	flights    map[string]*flight // builds in progress, by name
+	hits, miss atomic.Uint64
+	evictions  atomic.Uint64
+}
+
+// metadataOnlyBytes bounds the cache when Options disable it: entries keep
+// only validators then, because hashing a file for its ETag on every request
+// would cost far more than any cache.
+const metadataOnlyBytes = 1 << 20
+
+func newCache(o Options) (*cache, error) {
+	c := &cache{maxBody: o.CacheMaxFileSize, revalidate: o.Revalidate, now: unixNano,
+		flights: make(map[string]*flight)}
+	maxCost := o.CacheMaxBytes
+	if maxCost < 0 {
+		maxCost, c.maxBody = metadataOnlyBytes, -1
+	}
+	// Ristretto advises ten counters per entry the cache holds when full;
+	// small entries (a few KiB) are what a static site holds most of.
+	counters := max(10*maxCost/(4<<10), 1<<12)
+	rc, err := ristretto.NewCache(&ristretto.Config[string, *entry]{
+		NumCounters:        counters,
+		MaxCost:            maxCost,
+		BufferItems:        64,
+		IgnoreInternalCost: true, // entryOverhead accounts for it
+		OnEvict:            func(*ristretto.Item[*entry]) { c.evictions.Add(1) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.rc = rc
+	return c, nil
+}
+
+// build returns a new entry for name, made by newEntry, and offers it to the
+// cache. Concurrent first requests for a file share one build, so a large
+// file is hashed once, not once per client; a request whose file turned out
+// to be another version than the shared build's makes its own.
+func (c *cache) build(name string, info fs.FileInfo, newEntry func() (*entry, error)) (*entry, error) {
+	c.mu.Lock()
+	if fl, ok := c.flights[name]; ok {
+		c.mu.Unlock()
+		<-fl.done
+		if fl.err == nil && fl.e.matches(info) {
+			return fl.e, nil
+		}
+		return c.make(newEntry)
+	}
+	fl := &flight{done: make(chan struct{})}
+	c.flights[name] = fl
+	c.mu.Unlock()
+
+	fl.e, fl.err = c.make(newEntry)
+	if fl.err == nil {
+		c.put(name, fl.e)
+	}
+	c.mu.Lock()
+	delete(c.flights, name)
+	c.mu.Unlock()
+	close(fl.done)
+	return fl.e, fl.err
+}
+
+// flight is one build in progress.
+type flight struct {
+	done chan struct{}
+	e    *entry
+	err  error
+}
+
+func (c *cache) make(newEntry func() (*entry, error)) (*entry, error) {
+	if testHookNewEntry != nil {
+		testHookNewEntry()
+	}
+	e, err := newEntry()
+	if err == nil {
+		e.checked.Store(c.now())
+	}
+	return e, err
+}
+
+// testHookNewEntry, when set by a test, sees every entry built.
+var testHookNewEntry func()
+
+// get returns the entry cached for name, or nil.
+func (c *cache) get(name string) *entry {
+	e, _ := c.rc.Get(name)
+	return e
+}
+
+// put offers e to the cache. The cache may decline it (admission policy) or
+// admit it a moment later; either way the caller serves e itself.
+func (c *cache) put(name string, e *entry) {
+	c.rc.Set(name, e, e.cost(name))
+}
+
+// drop forgets name, so a changed file is never served stale. Dropping
+// before a new put also keeps ristretto from treating the new entry as an
+// update of the old, whose cost change it would apply without evicting.
+func (c *cache) drop(name string) {
+	c.rc.Del(name)
+}
+
+// trusted reports whether e was confirmed against the disk recently enough
+// to skip checking it now.
+func (c *cache) trusted(e *entry, now int64) bool {
+	return c.revalidate > 0 && now-e.checked.Load() < int64(c.revalidate)
+}
+
+func unixNano() int64 { return time.Now().UnixNano() }
+
+// held is the bytes the cache holds, by its cost accounting.
+func (c *cache) held() int64 {
+	return c.rc.MaxCost() - c.rc.RemainingCost()
+}
+
+// sync waits until every put so far is applied; for tests only.
+func (c *cache) sync() { c.rc.Wait() }
+
+func (c *cache) close() { c.rc.Close() }

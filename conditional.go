@@ -41,20 +41,21 @@ func evalPreconditions(method string, h http.Header, etag string, modtime time.T
 			return http.StatusNotModified, false
 		}
 	}
-	// Step 5: If-Range, only for GET with a Range.
-	return 0, checkIfRange(method, h, etag, modtime) != condFalse
+	// Step 5: Range, which §14.2 defines for GET alone ("MUST ignore" it
+	// otherwise, so HEAD gets the headers of the 200), after If-Range.
+	return 0, method == http.MethodGet && checkIfRange(h, etag, modtime) != condFalse
 }
 
 // checkIfMatch implements §13.1.1: strong comparison, "*" matches any current
 // representation.
 func checkIfMatch(h http.Header, etag string) condResult {
-	return matchList(h.Values("If-Match"), etag, etagStrongMatch, condTrue, condFalse)
+	return matchList(h["If-Match"], etag, etagStrongMatch, condTrue, condFalse)
 }
 
 // checkIfNoneMatch implements §13.1.2: weak comparison; a match means the
 // condition is false.
 func checkIfNoneMatch(h http.Header, etag string) condResult {
-	return matchList(h.Values("If-None-Match"), etag, etagWeakMatch, condFalse, condTrue)
+	return matchList(h["If-None-Match"], etag, etagWeakMatch, condFalse, condTrue)
 }
 
 // matchList scans entity-tag lists (possibly over several field lines) for
@@ -121,12 +122,9 @@ func checkIfModifiedSince(h http.Header, modtime time.Time) condResult {
 
 // checkIfRange implements §13.1.5: an entity-tag must match strongly, a date
 // must equal Last-Modified exactly. Anything else means "send it all".
-func checkIfRange(method string, h http.Header, etag string, modtime time.Time) condResult {
-	if method != http.MethodGet && method != http.MethodHead {
-		return condNone
-	}
-	ir := textproto.TrimString(h.Get("If-Range"))
-	if ir == "" || h.Get("Range") == "" {
+func checkIfRange(h http.Header, etag string, modtime time.Time) condResult {
+	ir := textproto.TrimString(first(h, "If-Range"))
+	if ir == "" || first(h, "Range") == "" {
 		return condNone
 	}
 	if tag, _ := scanETag(ir); tag != "" {
@@ -148,12 +146,22 @@ func checkIfRange(method string, h http.Header, etag string, modtime time.Time) 
 // headerTime returns the HTTP-date in header key, if present and valid and if
 // modtime is meaningful enough to compare with it.
 func headerTime(h http.Header, key string, modtime time.Time) (time.Time, bool) {
-	v := h.Get(key)
+	v := first(h, key)
 	if v == "" || isZeroTime(modtime) {
 		return time.Time{}, false
 	}
 	t, err := http.ParseTime(v)
 	return t, err == nil
+}
+
+// first returns the first value of a header by its canonical key, without
+// the canonicalization http.Header.Get spends on every call: these lookups
+// run on every request.
+func first(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // scanETag returns the entity-tag at the start of s (RFC 9110 §8.8.3) and the

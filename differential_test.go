@@ -178,9 +178,8 @@ func diffCases() []diffCase {
 	} {
 		add("multi/"+r.name, "GET", "/"+r.file, "Range", r.spec)
 	}
-	// HEAD announces the length of the multipart body GET would send
-	// (both boundaries have the same length).
-	add("multi/head", "HEAD", "/k100.bin", "Range", "bytes=0-99,1000-1999,50000-50099")
+	// HEAD with Range is not compared: §14.2 defines Range for GET only, so
+	// jaws answers 200 where net/http answers 206 (TestRFC9110_14_2_RangeIgnoredForHEAD).
 
 	// Unsatisfiable ranges: 416 with Content-Range: bytes */size.
 	for _, r := range []struct{ name, file, spec string }{

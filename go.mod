@@ -1,12 +1,14 @@
 module github.com/jaws-go/jaws
 
-go 1.26
+go 1.26.0
 
-require github.com/go-chi/chi/v5 v5.5.0
+require (
+	github.com/dgraph-io/ristretto/v2 v2.4.2
+	github.com/go-chi/chi/v5 v5.5.0
+	golang.org/x/sys v0.50.0
+)
 
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/dgraph-io/ristretto/v2 v2.4.2 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
-	golang.org/x/sys v0.36.0 // indirect
 )

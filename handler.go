@@ -1,13 +1,12 @@
 package jaws
 
 import (
-	"io/fs"
 	"log"
 	"net/http"
+	"net/url"
 	"os"
-	"path"
 	"strconv"
-	"strings"
+	"time"
 )
 
 // Options configure a Handler. The zero value is a good default for serving a
@@ -22,8 +21,13 @@ type Options struct {
 	CacheMaxFileSize int64
 
 	// CacheMaxBytes bounds, in bytes, the memory the cache may hold: file
-	// bodies and their precomputed headers. 0 means the default, 64 MiB;
-	// negative disables the cache.
+	// bodies, their precomputed header values and about 512 bytes of
+	// bookkeeping per file. 0 means the default, 64 MiB. Size it to the
+	// small files you want served from memory plus 1 KiB per file; when they
+	// do not all fit, ristretto's TinyLFU admission keeps the most requested.
+	// Negative disables caching of bodies: only the validators of recently
+	// served files are kept (within 1 MiB), because computing a content ETag
+	// on every request would cost far more than that memory.
 	CacheMaxBytes int64
 
 	// ServeDotFiles serves names with an element that starts with a dot
@@ -43,6 +47,16 @@ type Options struct {
 	// such requests). 0 means the default, 32. Negative ignores every Range
 	// header, as a server without range support would.
 	MaxRanges int
+
+	// Revalidate is how long a file held in memory is served without
+	// checking the disk, in the manner of nginx's open_file_cache_valid.
+	// 0 (the default) checks on every request with one stat, so a changed,
+	// replaced or deleted file is seen by the very next request; the check
+	// costs far less than net/http's own work per request. A positive value
+	// saves that stat and lets a change go unseen for up to that long.
+	// Files sent from disk are always checked, on the descriptor they are
+	// sent from, at no extra cost.
+	Revalidate time.Duration
 
 	// ErrorLog receives errors that become a 500 response, which the client
 	// does not see the details of. nil means the log package's standard
@@ -75,26 +89,35 @@ func (o Options) withDefaults() Options {
 // Handler serves the files under one directory. Create it with New; it is
 // safe for concurrent use.
 type Handler struct {
-	root  *os.Root
-	opts  Options
-	meta  metaCache
-	stats stats
+	root    *os.Root
+	statDir statDir
+	opts    Options
+	cache   *cache
+	stats   stats
 }
 
 // New returns a Handler serving the directory root. No file outside root is
 // ever served: names are resolved through os.Root, so "..", symlinks leaving
 // the root and similar escapes fail.
 func New(root string, opts Options) (*Handler, error) {
-	r, err := os.OpenRoot(root)
+	opts = opts.withDefaults()
+	c, err := newCache(opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Handler{root: r, opts: opts.withDefaults()}, nil
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	return &Handler{root: r, statDir: openStatDir(root), opts: opts, cache: c}, nil
 }
 
-// Close releases the root directory and what the Handler caches. Requests
-// that arrive afterwards get 503 Service Unavailable.
+// Close releases the root directory and the cache. Requests that arrive
+// afterwards get 503 Service Unavailable.
 func (h *Handler) Close() error {
+	h.cache.close() // first: no request finds an entry to confirm any more
+	h.statDir.close()
 	return h.root.Close()
 }
 
@@ -108,59 +131,50 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveError(w, http.StatusMethodNotAllowed)
 		return
 	}
-	upath := r.URL.Path
-	if !strings.HasPrefix(upath, "/") {
-		upath = "/" + upath
-	}
-	name, ok := cleanName(upath, h.opts.ServeDotFiles)
+	name, ok := cleanName(r.URL.Path, h.opts.ServeDotFiles)
 	if !ok {
 		h.serveError(w, http.StatusNotFound)
 		return
 	}
-	if isIndexRequest(upath) {
+	if isIndexRequest(r.URL.Path) {
 		localRedirect(w, r, "./")
 		return
 	}
-	f, info, err := openRegular(h.root, name)
+	t, err := h.resolve(name)
 	if err != nil {
 		h.fail(w, err)
 		return
 	}
-	defer f.Close()
-	if loc := redirectFor(upath, info.IsDir()); loc != "" {
+	defer t.close()
+	if loc := redirectFor(r.URL.Path, t.isDir()); loc != "" {
 		localRedirect(w, r, loc)
 		return
 	}
-	if info.IsDir() {
-		dir := f
-		name = path.Join(name, indexPage)
-		if f, info, err = openRegular(h.root, name); err != nil || info.IsDir() {
-			if err == nil {
-				f.Close()
-			}
-			h.serveDir(w, r, dir)
-			return
-		}
-		defer f.Close()
-	}
-	h.serveFile(w, r, name, f, info)
-}
-
-// serveFile answers for one regular file: validators, preconditions, ranges,
-// then the transfer.
-func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, name string, f *os.File, info fs.FileInfo) {
-	m, err := h.meta.get(name, f, info)
-	if err != nil {
-		h.fail(w, err)
+	if t.e == nil {
+		h.serveDir(w, r, t.f)
 		return
 	}
+	h.serveEntry(w, r, &t)
+}
+
+// serveEntry answers for one regular file: validators, preconditions,
+// ranges, then the transfer.
+func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target) {
+	e := t.e
 	hdr := w.Header()
-	modtime := info.ModTime()
-	if !isZeroTime(modtime) {
-		hdr.Set("Last-Modified", modtime.UTC().Format(http.TimeFormat))
+	mod, lastMod := e.info.ModTime(), e.hdrLastModified
+	if e.future {
+		// RFC 9110 §8.8.2.1: a Last-Modified later than Date must be
+		// replaced by Date, and the validators compare with what was sent.
+		if now := time.Now(); mod.After(now) {
+			mod, lastMod = now, []string{now.UTC().Format(http.TimeFormat)}
+		}
 	}
-	hdr.Set("Etag", m.etag)
-	status, useRange := evalPreconditions(r.Method, r.Header, m.etag, modtime)
+	if lastMod != nil {
+		hdr["Last-Modified"] = lastMod
+	}
+	hdr["Etag"] = e.hdrETag
+	status, useRange := evalPreconditions(r.Method, r.Header, e.etag, mod)
 	switch status {
 	case http.StatusNotModified:
 		writeNotModified(w)
@@ -171,38 +185,42 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, name string,
 	}
 
 	// A Content-Type set by an outer handler wins, as in http.ServeContent.
-	ctype := m.ctype
+	ctype := e.ctype
 	if v, ok := hdr["Content-Type"]; ok {
 		ctype = ""
 		if len(v) > 0 {
 			ctype = v[0]
 		}
 	} else {
-		hdr.Set("Content-Type", ctype)
+		hdr["Content-Type"] = e.hdrCtype
 	}
+	size := e.info.Size()
 	rangeHdr := ""
 	if useRange {
-		rangeHdr = r.Header.Get("Range")
+		rangeHdr = first(r.Header, "Range")
 	}
-	resp := planResponse(rangeHdr, info.Size(), ctype, h.opts.MaxRanges)
+	resp := planResponse(rangeHdr, size, ctype, h.opts.MaxRanges)
 	if resp.status == http.StatusRequestedRangeNotSatisfiable {
-		hdr.Set("Content-Range", unsatisfiedRange(info.Size()))
+		hdr.Set("Content-Range", unsatisfiedRange(size))
 		h.serveError(w, resp.status)
 		return
 	}
-	hdr.Set("Accept-Ranges", "bytes")
+	hdr["Accept-Ranges"] = hdrAcceptRanges
 	switch {
 	case resp.mp != nil:
 		hdr.Set("Content-Type", resp.mp.contentType)
 	case resp.status == http.StatusPartialContent:
-		hdr.Set("Content-Range", resp.spans[0].contentRange(info.Size()))
+		hdr.Set("Content-Range", resp.part.contentRange(size))
 	}
 	// As in http.ServeContent: an outer handler that set Content-Encoding is
 	// transforming the body, so its length is unknown unless this is a range.
-	if resp.status == http.StatusPartialContent || hdr.Get("Content-Encoding") == "" {
+	switch {
+	case resp.status == http.StatusPartialContent:
 		hdr.Set("Content-Length", strconv.FormatInt(resp.length, 10))
+	case first(hdr, "Content-Encoding") == "":
+		hdr["Content-Length"] = e.hdrLength
 	}
-	h.send(w, r, f, &resp)
+	h.send(w, r, t, &resp)
 }
 
 // serveDir answers for a directory without an index page.
@@ -250,8 +268,13 @@ func writeNotModified(w http.ResponseWriter) {
 }
 
 // localRedirect redirects with a relative Location, as http.FileServer does,
-// so it stays right under http.StripPrefix and any mount point.
+// so it stays right under http.StripPrefix and any mount point. Unlike
+// http.FileServer it percent-encodes the name: Location is a URI reference
+// (RFC 9110 §10.2.2), and a directory named "c#d" or "100%" must not turn
+// into a fragment or an unparsable URL. url.URL also guards a first segment
+// with a colon ("a:b/"), which would otherwise read as a scheme.
 func localRedirect(w http.ResponseWriter, r *http.Request, loc string) {
+	loc = (&url.URL{Path: loc}).String()
 	if q := r.URL.RawQuery; q != "" {
 		loc += "?" + q
 	}
@@ -263,7 +286,7 @@ func localRedirect(w http.ResponseWriter, r *http.Request, loc string) {
 // and logs what the client does not see.
 func (h *Handler) fail(w http.ResponseWriter, err error) {
 	code := errorStatus(err)
-	if code >= 500 {
+	if code == http.StatusInternalServerError {
 		h.opts.ErrorLog.Printf("jaws: %v", err)
 	}
 	h.serveError(w, code)

@@ -33,7 +33,8 @@ func dirListing(entries []os.DirEntry, showHidden bool) []byte {
 		}
 		// '?' and '#' in a name must stay part of the path.
 		u := url.URL{Path: name}
-		b.WriteString("<a href=\"" + u.String() + "\">" + htmlReplacer.Replace(name) + "</a>\n")
+		// The href is HTML too: "x&amp;y" must not link to "x&y".
+		b.WriteString("<a href=\"" + htmlReplacer.Replace(u.String()) + "\">" + htmlReplacer.Replace(name) + "</a>\n")
 	}
 	b.WriteString("</pre>\n")
 	return b.Bytes()

@@ -2,6 +2,7 @@ package jaws
 
 import (
 	"bytes"
+	"cmp"
 	"mime/multipart"
 	"net/textproto"
 	"slices"
@@ -44,7 +45,7 @@ const coalesceGap = 256
 
 // parseRange interprets a Range header value for a representation of size
 // bytes, following RFC 9110 §14.1-14.2. It returns the spans to send in
-// ascending order, overlapping and nearby ranges coalesced.
+// the order asked, overlapping and nearby ranges coalesced.
 //
 // Unlike net/http it ignores unknown range units (§14.2: "MUST ignore"),
 // treats "bytes=-0" as unsatisfiable (§14.1.1: a suffix-range is satisfiable
@@ -156,31 +157,39 @@ func parseDigits(s string) (int64, bool) {
 	return n, true
 }
 
-// coalesce sorts spans and merges those that overlap or nearly touch, so the
-// body never repeats a byte (§14.2 allows this regardless of request order).
+// coalesce merges spans that overlap or nearly touch, so the body never
+// repeats a byte (§14.2 allows this regardless of request order). The parts
+// keep the order of the request, a merged part taking the place of its first
+// range (§15.3.7.2: "SHOULD send the parts in the same order").
 func coalesce(spans []span) []span {
 	if len(spans) < 2 {
 		return spans
 	}
-	slices.SortFunc(spans, func(a, b span) int {
-		switch {
-		case a.off < b.off:
-			return -1
-		case a.off > b.off:
-			return 1
-		}
-		return 0
-	})
-	out := spans[:1]
-	for _, s := range spans[1:] {
+	type part struct {
+		span
+		first int // index of the earliest range merged into this part
+	}
+	parts := make([]part, len(spans))
+	for i, s := range spans {
+		parts[i] = part{s, i}
+	}
+	slices.SortFunc(parts, func(a, b part) int { return cmp.Compare(a.off, b.off) })
+	out := parts[:1]
+	for _, p := range parts[1:] {
 		last := &out[len(out)-1]
-		if s.off <= last.end()+coalesceGap {
-			last.n = max(last.end(), s.end()) - last.off
+		if p.off <= last.end()+coalesceGap {
+			last.n = max(last.end(), p.end()) - last.off
+			last.first = min(last.first, p.first)
 			continue
 		}
-		out = append(out, s)
+		out = append(out, p)
 	}
-	return out
+	slices.SortFunc(out, func(a, b part) int { return cmp.Compare(a.first, b.first) })
+	spans = spans[:len(out)]
+	for i, p := range out {
+		spans[i] = p.span
+	}
+	return spans
 }
 
 // multipartOverhead is a generous bound on the bytes a multipart/byteranges
@@ -193,6 +202,7 @@ func multipartOverhead(n int) int64 { return int64(n)*coalesceGap + 64 }
 // send each part's bytes straight from the file.
 type multipartLayout struct {
 	contentType string // "multipart/byteranges; boundary=..."
+	spans       []span
 	heads       [][]byte
 	tail        []byte
 	length      int64 // of the whole body
@@ -203,6 +213,7 @@ func layoutMultipart(spans []span, ctype string, size int64) multipartLayout {
 	mw := multipart.NewWriter(&buf)
 	l := multipartLayout{
 		contentType: "multipart/byteranges; boundary=" + mw.Boundary(),
+		spans:       spans,
 		heads:       make([][]byte, len(spans)),
 	}
 	for i, s := range spans {

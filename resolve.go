@@ -20,7 +20,10 @@ func cleanName(urlPath string, serveDot bool) (name string, ok bool) {
 	if strings.ContainsAny(urlPath, "\x00\\") {
 		return "", false
 	}
-	p := path.Clean("/" + urlPath)
+	if !strings.HasPrefix(urlPath, "/") {
+		urlPath = "/" + urlPath
+	}
+	p := path.Clean(urlPath)
 	if !serveDot && hasHiddenElem(p) {
 		return "", false
 	}
@@ -62,13 +65,16 @@ func redirectFor(urlPath string, isDir bool) string {
 // isIndexRequest reports whether the URL names an index page directly, which
 // http.FileServer redirects to its directory ("./").
 func isIndexRequest(urlPath string) bool {
-	return strings.HasSuffix(urlPath, "/"+indexPage)
+	return strings.HasSuffix(urlPath, "/"+indexPage) || urlPath == indexPage
 }
 
 // openRegular opens name under root without following it out of the root and
 // without blocking on FIFOs (see openFlags), and returns it with its
 // metadata if it is a regular file or a directory.
 func openRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
+	if testHookOpen != nil {
+		testHookOpen(name)
+	}
 	f, err := root.OpenFile(name, openFlags, 0)
 	if err != nil {
 		return nil, nil, err
@@ -84,6 +90,9 @@ func openRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 	}
 	return f, info, nil
 }
+
+// testHookOpen, when set by a test, sees every file the handler opens.
+var testHookOpen func(name string)
 
 var errNotRegular = errors.New("jaws: not a regular file")
 
@@ -101,4 +110,93 @@ func errorStatus(err error) int {
 		return 500
 	}
 	return 404
+}
+
+// target is what a request name resolved to: a file entry, or a directory
+// without an index page.
+type target struct {
+	e   *entry   // nil for a directory without index page
+	f   *os.File // open file when e has no body in memory; the directory when e is nil
+	hit bool     // e came from the cache
+}
+
+func (t *target) isDir() bool { return t.e == nil || t.e.dirIndex }
+
+func (t *target) close() {
+	if t.f != nil {
+		t.f.Close()
+	}
+}
+
+// resolve finds what name refers to now. A cached entry is used only once it
+// is confirmed against the file system: for a body in memory by one stat
+// (fstatat through the root), skipped within Options.Revalidate; for a file
+// sent from disk by the fstat of the descriptor about to be read.
+func (h *Handler) resolve(name string) (target, error) {
+	if e := h.cache.get(name); e != nil {
+		if t, ok := h.confirm(e); ok {
+			h.cache.hits.Add(1)
+			return t, nil
+		}
+		h.cache.drop(name)
+	}
+	h.cache.miss.Add(1)
+	f, info, err := openRegular(h.root, name)
+	if err != nil {
+		return target{}, err
+	}
+	file, dirIndex := name, false
+	if info.IsDir() {
+		index := path.Join(name, indexPage)
+		fi, iinfo, err := openRegular(h.root, index)
+		if err != nil || iinfo.IsDir() {
+			if err == nil {
+				fi.Close()
+			}
+			return target{f: f}, nil
+		}
+		f.Close()
+		f, info, file, dirIndex = fi, iinfo, index, true
+	}
+	e, err := h.cache.build(name, info, func() (*entry, error) {
+		return newEntry(file, dirIndex, f, info, h.cache.maxBody)
+	})
+	if err != nil {
+		f.Close()
+		return target{}, err
+	}
+	if e.body != nil {
+		f.Close()
+		f = nil
+	}
+	return target{e: e, f: f}, nil
+}
+
+// confirm checks a cached entry against the file it describes.
+func (h *Handler) confirm(e *entry) (target, bool) {
+	if e.body == nil {
+		f, info, err := openRegular(h.root, e.file)
+		if err != nil {
+			return target{}, false
+		}
+		if !e.matches(info) {
+			f.Close()
+			return target{}, false
+		}
+		return target{e: e, f: f, hit: true}, true
+	}
+	now := h.cache.now()
+	if h.cache.trusted(e, now) {
+		return target{e: e, hit: true}, true
+	}
+	same, handled := h.statDir.unchanged(e.file, e.ver)
+	if !handled {
+		info, err := h.root.Stat(e.file)
+		same = err == nil && e.matches(info)
+	}
+	if !same {
+		return target{}, false
+	}
+	e.checked.Store(now)
+	return target{e: e, hit: true}, true
 }

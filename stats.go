@@ -10,6 +10,15 @@ type Stats struct {
 	// transfer path sent and the body bytes it wrote (HEAD counts a
 	// response and no bytes).
 	Memory, ZeroCopy, Fallback PathStats
+
+	// CacheHits and CacheMisses count lookups by request name: a hit is an
+	// entry confirmed fresh; a miss (absent or stale) builds a new entry.
+	CacheHits, CacheMisses uint64
+	// CacheEvictions counts entries the cache dropped to stay in bounds.
+	CacheEvictions uint64
+	// CacheBytes is what the cache holds now, by its cost accounting: bodies,
+	// headers and per-entry overhead. It stays within Options.CacheMaxBytes.
+	CacheBytes int64
 }
 
 // PathStats count one transfer path.
@@ -26,6 +35,11 @@ func (h *Handler) Stats() Stats {
 		Memory:   h.stats.memory.snapshot(),
 		ZeroCopy: h.stats.zeroCopy.snapshot(),
 		Fallback: h.stats.fallback.snapshot(),
+
+		CacheHits:      h.cache.hits.Load(),
+		CacheMisses:    h.cache.miss.Load(),
+		CacheEvictions: h.cache.evictions.Load(),
+		CacheBytes:     h.cache.held(),
 	}
 }
 

@@ -1,8 +1,9 @@
 package jaws
 
 import (
+	"errors"
+	"io"
 	"net/http"
-	"os"
 )
 
 // response is the plan the semantics stage hands to the transfer stage:
@@ -10,8 +11,8 @@ import (
 type response struct {
 	status int
 	length int64            // Content-Length of the body
-	spans  []span           // file bytes, in order
-	mp     *multipartLayout // non-nil: multipart/byteranges around spans
+	part   span             // the file bytes, when they are one part
+	mp     *multipartLayout // several parts: multipart/byteranges
 }
 
 // planResponse turns a Range header (already cleared by If-Range when it
@@ -22,17 +23,63 @@ func planResponse(rangeHdr string, size int64, ctype string, maxRanges int) resp
 	case v == rangeUnsatisfiable:
 		return response{status: http.StatusRequestedRangeNotSatisfiable}
 	case v == rangeNone:
-		return response{status: http.StatusOK, length: size, spans: []span{{0, size}}}
+		return response{status: http.StatusOK, length: size, part: span{0, size}}
 	case len(spans) == 1:
-		return response{status: http.StatusPartialContent, length: spans[0].n, spans: spans}
+		return response{status: http.StatusPartialContent, length: spans[0].n, part: spans[0]}
 	}
 	mp := layoutMultipart(spans, ctype, size)
-	return response{status: http.StatusPartialContent, length: mp.length, spans: spans, mp: &mp}
+	return response{status: http.StatusPartialContent, length: mp.length, mp: &mp}
 }
 
-// send writes the status line and body of resp for file f, choosing the
-// transfer path. Headers are already set.
-func (h *Handler) send(w http.ResponseWriter, r *http.Request, f *os.File, resp *response) {
-	n := sendFallback(w, r, f, resp)
-	h.stats.fallback.add(n)
+// bodySource is where the bytes of a span come from: the entry's body in
+// memory, or the open file.
+type bodySource interface {
+	writeSpan(w io.Writer, s span) (int64, error)
+}
+
+// send writes the status line and body of resp, choosing the transfer path:
+// a body in memory goes out in one write (with the header, which net/http
+// buffers with it); anything else through the portable fallback.
+func (h *Handler) send(w http.ResponseWriter, r *http.Request, t *target, resp *response) {
+	var src bodySource = t.e
+	path := &h.stats.memory
+	if t.e.body == nil {
+		src, path = fileSource{t.f}, &h.stats.fallback
+	}
+	w.WriteHeader(resp.status)
+	var n int64
+	if r.Method != http.MethodHead {
+		var err error
+		n, err = writeBody(w, src, resp)
+		if errors.Is(err, errShortFile) {
+			// The file shrank after its size was announced. Padding would
+			// send bytes that are not the file's; abort so the client sees
+			// a truncated response instead of a wrong one.
+			panic(http.ErrAbortHandler)
+		}
+	}
+	path.add(n)
+}
+
+// writeBody writes the planned body, part headers and all, from src to w.
+func writeBody(w io.Writer, src bodySource, resp *response) (int64, error) {
+	mp := resp.mp
+	if mp == nil {
+		return src.writeSpan(w, resp.part)
+	}
+	var written int64
+	for i, s := range mp.spans {
+		n, err := w.Write(mp.heads[i])
+		written += int64(n)
+		if err != nil {
+			return written, err
+		}
+		k, err := src.writeSpan(w, s)
+		written += k
+		if err != nil {
+			return written, err
+		}
+	}
+	n, err := w.Write(mp.tail)
+	return written + int64(n), err
 }

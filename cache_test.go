@@ -1,0 +1,341 @@
+package jaws
+
+import (
+	"bytes"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// opens counts, per name, the files handlers open (testHookOpen). Tests use
+// names of their own, so they can run in parallel.
+var opens sync.Map // name -> *atomic.Int64
+
+func init() {
+	testHookOpen = func(name string) {
+		c, _ := opens.LoadOrStore(name, new(atomic.Int64))
+		c.(*atomic.Int64).Add(1)
+	}
+}
+
+func openCount(name string) int64 {
+	if c, ok := opens.Load(name); ok {
+		return c.(*atomic.Int64).Load()
+	}
+	return 0
+}
+
+// uniqueName returns a file name no other test uses.
+func uniqueName(t testing.TB, ext string) string {
+	return fmt.Sprintf("%s-%d%s", filepath.Base(t.Name()), time.Now().UnixNano(), ext)
+}
+
+func newTestHandler(t testing.TB, dir string, o Options) *Handler {
+	t.Helper()
+	h, err := New(dir, o)
+	must(t, err)
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+// get serves one GET in-process and returns the recorder.
+func get(h http.Handler, path string, hdr ...string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest("GET", path, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		r.Header.Set(hdr[i], hdr[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	rand.Read(b)
+	return b
+}
+
+func TestCacheHitOpensNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		file string
+		url  string
+	}{
+		{"top-level file", uniqueName(t, ".txt"), ""},
+		{"nested file", "sub/" + uniqueName(t, ".css"), ""},
+		{"directory index", uniqueName(t, "") + "/index.html", "dir"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := filepath.Join(dir, tt.file)
+			must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			must(t, os.WriteFile(p, []byte("cached body"), 0o644))
+			h := newTestHandler(t, dir, Options{})
+			url := "/" + tt.file
+			if tt.url == "dir" {
+				url = "/" + filepath.Dir(tt.file) + "/"
+			}
+			if w := get(h, url); w.Code != 200 || w.Body.String() != "cached body" {
+				t.Fatalf("first GET: %d %q", w.Code, w.Body)
+			}
+			h.cache.sync()
+			before := openCount(tt.file)
+			for range 50 {
+				if w := get(h, url); w.Code != 200 || w.Body.String() != "cached body" {
+					t.Fatalf("GET: %d %q", w.Code, w.Body)
+				}
+			}
+			if n := openCount(tt.file) - before; n != 0 {
+				t.Errorf("50 hits opened the file %d times, want 0", n)
+			}
+			if s := h.Stats(); s.CacheHits < 50 || s.Memory.Responses < 51 {
+				t.Errorf("stats %+v: want >= 50 hits and 51 memory responses", s)
+			}
+		})
+	}
+}
+
+// TestCacheFreshness: by default a changed, replaced or deleted file is seen
+// by the very next request; with Revalidate, only once the interval passed.
+func TestCacheFreshness(t *testing.T) {
+	t.Parallel()
+	change := map[string]func(t *testing.T, p string){
+		"rewritten": func(t *testing.T, p string) {
+			must(t, os.WriteFile(p, []byte("new content, longer"), 0o644))
+		},
+		"same size and mtime, replaced by rename": func(t *testing.T, p string) {
+			info, err := os.Stat(p)
+			must(t, err)
+			tmp := p + ".tmp"
+			must(t, os.WriteFile(tmp, []byte("NEW"), 0o644))
+			must(t, os.Chtimes(tmp, info.ModTime(), info.ModTime()))
+			must(t, os.Rename(tmp, p))
+		},
+		"deleted": func(t *testing.T, p string) { must(t, os.Remove(p)) },
+	}
+	for _, size := range []struct {
+		name string
+		max  int64
+	}{{"memory", 0}, {"disk", -1}} {
+		for what, do := range change {
+			for _, revalidate := range []time.Duration{0, time.Hour} {
+				name := fmt.Sprintf("%s/%s/revalidate=%v", size.name, what, revalidate)
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					dir := t.TempDir()
+					p := filepath.Join(dir, "f.txt")
+					must(t, os.WriteFile(p, []byte("old"), 0o644))
+					h := newTestHandler(t, dir, Options{CacheMaxFileSize: size.max, Revalidate: revalidate})
+					var clock atomic.Int64
+					clock.Store(time.Now().UnixNano())
+					h.cache.now = clock.Load
+					first := get(h, "/f.txt")
+					h.cache.sync()
+					do(t, p)
+					w := get(h, "/f.txt")
+					stale := w.Code == 200 && w.Body.String() == "old"
+					if stale && w.Header().Get("Etag") != first.Header().Get("Etag") {
+						t.Errorf("old body with a new ETag")
+					}
+					// Only a body in memory may be trusted without a check.
+					wantStale := revalidate > 0 && size.max == 0
+					if stale != wantStale {
+						t.Fatalf("after the change: %d %q (stale %v, want stale %v)", w.Code, w.Body, stale, wantStale)
+					}
+					clock.Add(int64(revalidate) + 1)
+					if w := get(h, "/f.txt"); w.Code == 200 && w.Body.String() == "old" {
+						t.Errorf("still stale after the interval")
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestCacheBound churns many files through a small cache from many
+// goroutines: what the cache holds never exceeds CacheMaxBytes.
+func TestCacheBound(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const files, maxBytes = 200, 128 << 10
+	for i := range files {
+		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.bin", i)), randomBytes(1+i*97%(16<<10)), 0o644))
+	}
+	h := newTestHandler(t, dir, Options{CacheMaxBytes: maxBytes, CacheMaxFileSize: 32 << 10})
+	for round := range 5 {
+		var wg sync.WaitGroup
+		for g := range 8 {
+			wg.Go(func() {
+				for i := range files {
+					n := (i*7 + g*31 + round*13) % files
+					if w := get(h, fmt.Sprintf("/%d.bin", n)); w.Code != 200 {
+						t.Errorf("%d.bin: %d", n, w.Code)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		h.cache.sync()
+		if held := h.Stats().CacheBytes; held > maxBytes || held <= 0 {
+			t.Fatalf("round %d: cache holds %d bytes, bound %d", round, held, maxBytes)
+		}
+	}
+	if s := h.Stats(); s.CacheEvictions == 0 {
+		t.Errorf("no evictions churning %d files through %d bytes: %+v", files, maxBytes, s)
+	}
+}
+
+// TestCacheAdmissionKeepsHotSet: a scan of one-off names after a hot set
+// was established does not evict most of the hot set (TinyLFU).
+//
+// Not parallel: ristretto counts accesses in lossy pooled buffers, which the
+// garbage collection of concurrent tests empties, so it runs alone.
+func TestCacheAdmissionKeepsHotSet(t *testing.T) {
+	if raceEnabled {
+		t.Skip("access counts are lossy under -race (see race_test.go); run without -race")
+	}
+	dir := t.TempDir()
+	prefix := uniqueName(t, "")
+	const hot, cold, size = 20, 400, 4 << 10
+	for i := range hot + cold {
+		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%d", prefix, i)), randomBytes(size), 0o644))
+	}
+	// Room for the hot set and a little more.
+	h := newTestHandler(t, dir, Options{CacheMaxBytes: (hot + 10) * (size + 1024)})
+	for range 20 {
+		for i := range hot {
+			get(h, fmt.Sprintf("/%s-%d", prefix, i))
+		}
+		h.cache.sync()
+	}
+	for i := hot; i < hot+cold; i++ {
+		get(h, fmt.Sprintf("/%s-%d", prefix, i))
+	}
+	h.cache.sync()
+	kept := 0
+	for i := range hot {
+		name := fmt.Sprintf("%s-%d", prefix, i)
+		before := openCount(name)
+		get(h, "/"+name)
+		if openCount(name) == before {
+			kept++
+		}
+	}
+	if kept < hot*8/10 {
+		t.Errorf("only %d of %d hot files survived a scan of %d one-off files", kept, hot, cold)
+	}
+}
+
+// TestCacheETagMatchesDisk: the same bytes get the same ETag from memory, from
+// disk, and with the cache off.
+func TestCacheETagMatchesDisk(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	body := randomBytes(10 << 10)
+	must(t, os.WriteFile(filepath.Join(dir, "x.bin"), body, 0o644))
+	var etags []string
+	for _, o := range []Options{{}, {CacheMaxFileSize: -1}, {CacheMaxBytes: -1}} {
+		h := newTestHandler(t, dir, o)
+		w := get(h, "/x.bin")
+		if !bytes.Equal(w.Body.Bytes(), body) {
+			t.Fatalf("%+v: body differs", o)
+		}
+		etags = append(etags, w.Header().Get("Etag"))
+	}
+	if etags[0] == "" || etags[0] != etags[1] || etags[1] != etags[2] {
+		t.Errorf("ETags differ: %q", etags)
+	}
+}
+
+// TestCacheConcurrent mixes hits, misses, ranges and rewrites from many
+// goroutines; under -race it proves the shared entries are safe. Every body
+// must be one of the versions the file had.
+func TestCacheConcurrent(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	versions := [][]byte{bytes.Repeat([]byte("a"), 3000), bytes.Repeat([]byte("b"), 5000)}
+	p := filepath.Join(dir, "v.txt")
+	must(t, os.WriteFile(p, versions[0], 0o644))
+	h := newTestHandler(t, dir, Options{})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range 50 {
+			tmp := fmt.Sprintf("%s.%d", p, i)
+			if err := os.WriteFile(tmp, versions[i%2], 0o644); err != nil {
+				t.Error(err)
+				return
+			}
+			os.Rename(tmp, p)
+		}
+	})
+	for range 4 {
+		wg.Go(func() {
+			for range 100 {
+				resp, err := srv.Client().Get(srv.URL + "/v.txt")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if !bytes.Equal(b, versions[0]) && !bytes.Equal(b, versions[1]) {
+					t.Errorf("body of %d bytes is no version of the file", len(b))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestCacheBuildShared: concurrent first requests for one file share a single
+// build (one hash of a large file), and all get its entry.
+func TestCacheBuildShared(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "f")
+	must(t, os.WriteFile(p, []byte("x"), 0o644))
+	info, err := os.Stat(p)
+	must(t, err)
+	synctest.Test(t, func(t *testing.T) {
+		c := &cache{now: unixNano, flights: make(map[string]*flight)} // no ristretto: put is a no-op
+		want := &entry{info: info, ver: versionOf(info)}
+		release := make(chan struct{})
+		var builds atomic.Int32
+		got := make([]*entry, 8)
+		var wg sync.WaitGroup
+		for i := range got {
+			wg.Go(func() {
+				got[i], _ = c.build("f", info, func() (*entry, error) {
+					builds.Add(1)
+					<-release
+					return want, nil
+				})
+			})
+		}
+		synctest.Wait() // the first build waits for release, every other request for it
+		close(release)
+		wg.Wait()
+		if n := builds.Load(); n != 1 {
+			t.Errorf("%d builds for %d concurrent requests, want 1", n, len(got))
+		}
+		for i, e := range got {
+			if e != want {
+				t.Errorf("request %d got another entry", i)
+			}
+		}
+	})
+}

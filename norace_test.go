@@ -1,0 +1,5 @@
+//go:build !race
+
+package jaws
+
+const raceEnabled = false
