@@ -58,6 +58,16 @@ type Options struct {
 	// sent from, at no extra cost.
 	Revalidate time.Duration
 
+	// NotFound answers the requests the handler has nothing for (missing or
+	// hidden names, directories without index page or listing), for example
+	// with a custom page or an SPA's index.html. nil means a plain-text 404,
+	// as http.FileServer sends.
+	NotFound http.Handler
+
+	// MethodNotAllowed answers methods other than GET and HEAD, after the
+	// handler has set "Allow: GET, HEAD". nil means a plain-text 405.
+	MethodNotAllowed http.Handler
+
 	// ErrorLog receives errors that become a 500 response, which the client
 	// does not see the details of. nil means the log package's standard
 	// logger.
@@ -125,15 +135,28 @@ func (h *Handler) Close() error {
 // http.FileServer does: GET and HEAD, index.html for directories, canonical
 // redirects, ranges and conditional requests.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.serve(w, r, nil)
+}
+
+// ServeNext serves r as ServeHTTP does when it names something the handler
+// serves: a file, an index page, a redirect to one. Anything else (a method
+// other than GET or HEAD, a missing or hidden name, a directory it would not
+// list) goes to next with w and r untouched, so an application's routes can
+// answer it. It finds out with the same single lookup a served request
+// makes. A nil next means ServeHTTP.
+func (h *Handler) ServeNext(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	h.serve(w, r, next)
+}
+
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	h.stats.requests.Add(1)
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		h.serveError(w, http.StatusMethodNotAllowed)
+		h.methodNotAllowed(w, r, next)
 		return
 	}
 	name, ok := cleanName(r.URL.Path, h.opts.ServeDotFiles)
 	if !ok {
-		h.serveError(w, http.StatusNotFound)
+		h.notFound(w, r, next)
 		return
 	}
 	if isIndexRequest(r.URL.Path) {
@@ -142,10 +165,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	t, err := h.resolve(name)
 	if err != nil {
+		if errorStatus(err) == http.StatusNotFound {
+			h.notFound(w, r, next)
+			return
+		}
 		h.fail(w, err)
 		return
 	}
 	defer t.close()
+	if t.e == nil && !h.opts.DirectoryListing {
+		h.notFound(w, r, next)
+		return
+	}
 	if loc := redirectFor(r.URL.Path, t.isDir()); loc != "" {
 		localRedirect(w, r, loc)
 		return
@@ -155,6 +186,33 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.serveEntry(w, r, &t)
+}
+
+// notFound answers a name with nothing to serve: next's business when there
+// is a next, else Options.NotFound's, else a plain 404.
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	switch {
+	case next != nil:
+		next.ServeHTTP(w, r)
+	case h.opts.NotFound != nil:
+		h.opts.NotFound.ServeHTTP(w, r)
+	default:
+		h.serveError(w, http.StatusNotFound)
+	}
+}
+
+// methodNotAllowed is notFound for methods: the handler only reads.
+func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	if next != nil {
+		next.ServeHTTP(w, r)
+		return
+	}
+	w.Header().Set("Allow", "GET, HEAD")
+	if h.opts.MethodNotAllowed != nil {
+		h.opts.MethodNotAllowed.ServeHTTP(w, r)
+		return
+	}
+	h.serveError(w, http.StatusMethodNotAllowed)
 }
 
 // serveEntry answers for one regular file: validators, preconditions,
@@ -225,10 +283,6 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target) 
 
 // serveDir answers for a directory without an index page.
 func (h *Handler) serveDir(w http.ResponseWriter, r *http.Request, dir *os.File) {
-	if !h.opts.DirectoryListing {
-		h.serveError(w, http.StatusNotFound)
-		return
-	}
 	info, err := dir.Stat()
 	if err != nil {
 		h.fail(w, err)
