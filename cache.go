@@ -28,8 +28,9 @@ type entry struct {
 	checked  atomic.Int64
 	etag     string
 	ctype    string
-	body     []byte // the whole file, or nil when it is sent from disk
-	future   bool   // the mtime was ahead of the clock when the entry was built
+	body     []byte      // the whole file, or nil when it is sent from disk
+	sf       *sharedFile // for a file sent from disk: its descriptor, shared by zero-copy transfers
+	future   bool        // the mtime was ahead of the clock when the entry was built
 
 	// Header values, shared read-only by every response from this entry,
 	// so a hit allocates none of them. Canonical keys: "Etag", not "ETag".
@@ -40,6 +41,7 @@ var hdrAcceptRanges = []string{"bytes"}
 
 // newEntry builds the entry for the open regular file f. Small files are
 // read whole, so the hash and the sniffing run on bytes already in memory.
+// For a larger file the entry takes f over as its shared descriptor.
 func newEntry(file string, dirIndex bool, f *os.File, info fs.FileInfo, maxBody int64) (*entry, error) {
 	e := &entry{file: file, dirIndex: dirIndex, info: info, ver: versionOf(info)}
 	size := info.Size()
@@ -67,6 +69,7 @@ func newEntry(file string, dirIndex bool, f *os.File, info fs.FileInfo, maxBody 
 			return nil, err
 		}
 		e.ctype = contentType(file, head[:n])
+		e.sf = newSharedFile(f)
 	}
 	e.hdrETag = []string{e.etag}
 	e.hdrCtype = []string{e.ctype}
@@ -97,11 +100,20 @@ func (e *entry) matches(info fs.FileInfo) bool {
 // and strings: the struct, the FileInfo and ristretto's own bookkeeping.
 const entryOverhead = 512
 
+// fdCost is what a cached descriptor counts against CacheMaxBytes. It costs
+// little memory but is a scarcer resource; this caps the descriptors the
+// cache keeps open at CacheMaxBytes/64 KiB (1024 by default), as nginx's
+// open_file_cache max= does.
+const fdCost = 64 << 10
+
 // cost is the entry's ristretto cost: the bytes it keeps alive. Strings
 // held twice (as a field and as a header value) count twice; the length and
 // date header values are at most 64 bytes together.
 func (e *entry) cost(key string) int64 {
 	n := len(e.body) + len(key) + len(e.file) + 2*len(e.etag) + 2*len(e.ctype) + 64
+	if e.sf != nil {
+		n += fdCost
+	}
 	return int64(n) + entryOverhead
 }
 
@@ -151,6 +163,7 @@ func newCache(o Options) (*cache, error) {
 		BufferItems:        64,
 		IgnoreInternalCost: true, // entryOverhead accounts for it
 		OnEvict:            func(*ristretto.Item[*entry]) { c.evictions.Add(1) },
+		OnExit:             releaseEntry, // evicted, rejected, replaced or deleted
 	})
 	if err != nil {
 		return nil, err
@@ -218,7 +231,16 @@ func (c *cache) get(name string) *entry {
 // put offers e to the cache. The cache may decline it (admission policy) or
 // admit it a moment later; either way the caller serves e itself.
 func (c *cache) put(name string, e *entry) {
-	c.rc.Set(name, e, e.cost(name))
+	if !c.rc.Set(name, e, e.cost(name)) {
+		releaseEntry(e) // dropped at once: ristretto will not call OnExit
+	}
+}
+
+// releaseEntry gives up the cache's reference to e's shared descriptor.
+func releaseEntry(e *entry) {
+	if e != nil && e.sf != nil {
+		e.sf.release()
+	}
 }
 
 // drop forgets name, so a changed file is never served stale. Dropping

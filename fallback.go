@@ -23,4 +23,16 @@ func (s fileSource) writeSpan(w io.Writer, sp span) (int64, error) {
 	return n, err
 }
 
+// sectionSource reads a shared descriptor at explicit offsets, leaving it
+// where it is for the zero-copy transfers that share it.
+type sectionSource struct{ f *os.File }
+
+func (s sectionSource) writeSpan(w io.Writer, sp span) (int64, error) {
+	n, err := io.Copy(w, io.NewSectionReader(s.f, sp.off, sp.n))
+	if err == nil && n < sp.n {
+		err = errShortFile
+	}
+	return n, err
+}
+
 var errShortFile = errors.New("jaws: file shorter than its announced size")

@@ -1,11 +1,13 @@
 package jaws
 
 import (
+	"context"
 	"log"
 	"net/http"
 	"net/url"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -68,6 +70,32 @@ type Options struct {
 	// handler has set "Allow: GET, HEAD". nil means a plain-text 405.
 	MethodNotAllowed http.Handler
 
+	// Transfer forces how files not served from memory are sent. The
+	// default, TransferAuto, chooses per request: zero-copy for files of at
+	// least ZeroCopyMinSize bytes where it applies, the fallback otherwise.
+	// TransferZeroCopy takes zero-copy wherever it applies, whatever the
+	// size; TransferFallback never does. For benchmarks, and for users who
+	// measured their own machines.
+	Transfer Transfer
+
+	// ZeroCopyMinSize is the size in bytes from which a file sent from disk
+	// takes the zero-copy path (where it applies); smaller ones take the
+	// fallback, where net/http uses sendfile itself. 0 means the default,
+	// just above CacheMaxFileSize, so that every file not served from memory
+	// goes zero-copy.
+	ZeroCopyMinSize int64
+
+	// SendTimeout bounds, per write, how long the zero-copy path waits for a
+	// client to take data: a stalled reader fails after it, and its
+	// connection and descriptor are released. It is renewed for every chunk.
+	// 0 means the default, 60 seconds (nginx's send_timeout).
+	SendTimeout time.Duration
+
+	// SendChunk caps the bytes one zero-copy call sends, so that one fast
+	// client cannot keep the thread from others (nginx's
+	// sendfile_max_chunk). 0 means the default, 2 MiB.
+	SendChunk int64
+
 	// ErrorLog receives errors that become a 500 response, which the client
 	// does not see the details of. nil means the log package's standard
 	// logger.
@@ -87,6 +115,15 @@ func (o Options) withDefaults() Options {
 	if o.CacheMaxBytes == 0 {
 		o.CacheMaxBytes = defaultCacheMaxBytes
 	}
+	if o.ZeroCopyMinSize == 0 {
+		o.ZeroCopyMinSize = max(o.CacheMaxFileSize, 0) + 1
+	}
+	if o.SendTimeout == 0 {
+		o.SendTimeout = 60 * time.Second
+	}
+	if o.SendChunk == 0 {
+		o.SendChunk = 2 << 20
+	}
 	if o.MaxRanges == 0 {
 		o.MaxRanges = defaultMaxRanges
 	}
@@ -96,14 +133,26 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// Transfer is a policy for files not served from memory; see
+// Options.Transfer.
+type Transfer int
+
+const (
+	TransferAuto     Transfer = iota // zero-copy from ZeroCopyMinSize, where it applies
+	TransferZeroCopy                 // zero-copy wherever it applies
+	TransferFallback                 // never zero-copy
+)
+
 // Handler serves the files under one directory. Create it with New; it is
 // safe for concurrent use.
 type Handler struct {
-	root    *os.Root
-	statDir statDir
-	opts    Options
-	cache   *cache
-	stats   stats
+	root      *os.Root
+	statDir   statDir
+	opts      Options
+	cache     *cache
+	stats     stats
+	transfers transfers
+	servers   sync.Map // *http.Server -> *atomic.Bool, set when it shuts down
 }
 
 // New returns a Handler serving the directory root. No file outside root is
@@ -123,9 +172,24 @@ func New(root string, opts Options) (*Handler, error) {
 	return &Handler{root: r, statDir: openStatDir(root), opts: opts, cache: c}, nil
 }
 
-// Close releases the root directory and the cache. Requests that arrive
-// afterwards get 503 Service Unavailable.
+// Shutdown waits until the zero-copy transfers in flight are done, or ctx
+// ends, and then ends those still running; it returns ctx's error in that
+// case. New requests take the fallback meanwhile. http.Server.Shutdown does
+// not wait for them, because net/http does not track connections jaws has
+// taken over: call it first, then this, then Close.
+func (h *Handler) Shutdown(ctx context.Context) error {
+	if !h.transfers.wait(ctx.Done()) {
+		h.transfers.cancel()
+		return ctx.Err()
+	}
+	return nil
+}
+
+// Close ends the zero-copy transfers in flight and releases the root
+// directory, the cache and its descriptors. Requests that arrive afterwards
+// get 503 Service Unavailable.
 func (h *Handler) Close() error {
+	h.transfers.cancel()
 	h.cache.close() // first: no request finds an entry to confirm any more
 	h.statDir.close()
 	return h.root.Close()
@@ -163,7 +227,14 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next http.Handle
 		localRedirect(w, r, "./")
 		return
 	}
-	t, err := h.resolve(name)
+	need := fdOwn
+	switch {
+	case r.Method == http.MethodHead:
+		need = fdNone
+	case h.zeroCopyCandidate(w, r):
+		need = fdShared
+	}
+	t, err := h.resolve(name, need)
 	if err != nil {
 		if errorStatus(err) == http.StatusNotFound {
 			h.notFound(w, r, next)

@@ -113,11 +113,11 @@ func errorStatus(err error) int {
 }
 
 // target is what a request name resolved to: a file entry, or a directory
-// without an index page.
+// without an index page, with the descriptor the transfer will read, if any.
 type target struct {
-	e   *entry   // nil for a directory without index page
-	f   *os.File // open file when e has no body in memory; the directory when e is nil
-	hit bool     // e came from the cache
+	e  *entry      // nil for a directory without index page
+	f  *os.File    // a descriptor of this request's own; the directory when e is nil
+	sf *sharedFile // a reference to the entry's shared descriptor
 }
 
 func (t *target) isDir() bool { return t.e == nil || t.e.dirIndex }
@@ -126,15 +126,28 @@ func (t *target) close() {
 	if t.f != nil {
 		t.f.Close()
 	}
+	if t.sf != nil {
+		t.sf.release()
+	}
 }
 
+// fdNeed says which descriptor a request needs, so a hit opens nothing it
+// does not use.
+type fdNeed int
+
+const (
+	fdNone   fdNeed = iota // a body in memory, or HEAD: nothing is read
+	fdShared               // zero-copy: the entry's shared descriptor, read at explicit offsets
+	fdOwn                  // the fallback: a descriptor whose offset net/http's sendfile may move
+)
+
 // resolve finds what name refers to now. A cached entry is used only once it
-// is confirmed against the file system: for a body in memory by one stat
-// (fstatat through the root), skipped within Options.Revalidate; for a file
-// sent from disk by the fstat of the descriptor about to be read.
-func (h *Handler) resolve(name string) (target, error) {
+// is confirmed against the file system: by one stat (fstatat through a
+// directory descriptor), skipped within Options.Revalidate, or for a request
+// that needs its own descriptor by the fstat of the descriptor it opens.
+func (h *Handler) resolve(name string, need fdNeed) (target, error) {
 	if e := h.cache.get(name); e != nil {
-		if t, ok := h.confirm(e); ok {
+		if t, ok := h.confirm(e, need); ok {
 			h.cache.hits.Add(1)
 			return t, nil
 		}
@@ -165,16 +178,24 @@ func (h *Handler) resolve(name string) (target, error) {
 		f.Close()
 		return target{}, err
 	}
-	if e.body != nil {
+	switch {
+	case e.body != nil:
 		f.Close()
-		f = nil
+		return target{e: e}, nil
+	case e.sf != nil && e.sf.f == f:
+		// This request built the entry, which now owns f.
+		if !e.sf.acquire() {
+			return target{}, errNotRegular // unreachable: the cache's reference is not released yet
+		}
+		return target{e: e, sf: e.sf}, nil
 	}
 	return target{e: e, f: f}, nil
 }
 
-// confirm checks a cached entry against the file it describes.
-func (h *Handler) confirm(e *entry) (target, bool) {
-	if e.body == nil {
+// confirm checks a cached entry against the file it describes and takes the
+// descriptor the request needs.
+func (h *Handler) confirm(e *entry, need fdNeed) (target, bool) {
+	if e.body == nil && need == fdOwn {
 		f, info, err := openRegular(h.root, e.file)
 		if err != nil {
 			return target{}, false
@@ -183,20 +204,39 @@ func (h *Handler) confirm(e *entry) (target, bool) {
 			f.Close()
 			return target{}, false
 		}
-		return target{e: e, f: f, hit: true}, true
+		return target{e: e, f: f}, true
 	}
 	now := h.cache.now()
-	if h.cache.trusted(e, now) {
-		return target{e: e, hit: true}, true
+	if !h.cache.trusted(e, now) {
+		same, handled := h.statDir.unchanged(e.file, e.ver)
+		if !handled {
+			info, err := h.root.Stat(e.file)
+			same = err == nil && e.matches(info)
+		}
+		if !same {
+			return target{}, false
+		}
+		e.checked.Store(now)
 	}
-	same, handled := h.statDir.unchanged(e.file, e.ver)
-	if !handled {
-		info, err := h.root.Stat(e.file)
-		same = err == nil && e.matches(info)
+	t := target{e: e}
+	if e.body == nil && need == fdShared && e.sf != nil && e.sf.acquire() {
+		t.sf = e.sf
 	}
-	if !same {
-		return target{}, false
-	}
-	e.checked.Store(now)
-	return target{e: e, hit: true}, true
+	return t, true
 }
+
+// ownFile opens the entry's file for a request that has no descriptor yet
+// (a shared one was evicted meanwhile), checking it is the same version.
+func (h *Handler) ownFile(e *entry) (*os.File, error) {
+	f, info, err := openRegular(h.root, e.file)
+	if err != nil {
+		return nil, err
+	}
+	if !e.matches(info) {
+		f.Close()
+		return nil, errChanged
+	}
+	return f, nil
+}
+
+var errChanged = errors.New("jaws: file changed while being served")

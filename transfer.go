@@ -38,27 +38,61 @@ type bodySource interface {
 }
 
 // send writes the status line and body of resp, choosing the transfer path:
-// a body in memory goes out in one write (with the header, which net/http
-// buffers with it); anything else through the portable fallback.
+// a body in memory goes out in one write (net/http buffers the header with
+// it); a large file on a plain HTTP/1.x connection goes zero-copy; anything
+// else through the portable fallback.
 func (h *Handler) send(w http.ResponseWriter, r *http.Request, t *target, resp *response) {
-	var src bodySource = t.e
-	path := &h.stats.memory
-	if t.e.body == nil {
-		src, path = fileSource{t.f}, &h.stats.fallback
+	e := t.e
+	if e.body != nil {
+		h.stats.memory.add(writeResponse(w, r, e, resp))
+		return
 	}
-	w.WriteHeader(resp.status)
-	var n int64
-	if r.Method != http.MethodHead {
-		var err error
-		n, err = writeBody(w, src, resp)
-		if errors.Is(err, errShortFile) {
-			// The file shrank after its size was announced. Padding would
-			// send bytes that are not the file's; abort so the client sees
-			// a truncated response instead of a wrong one.
-			panic(http.ErrAbortHandler)
+	if t.sf != nil && h.zeroCopySize(resp.length) && h.zeroCopyCandidate(w, r) {
+		if n, handled := h.zeroCopy(w, r, t.sf, resp); handled {
+			h.stats.zeroCopy.add(n)
+			return
 		}
 	}
-	path.add(n)
+	var src bodySource
+	switch {
+	case r.Method == http.MethodHead:
+		src = e // never read
+	case t.f != nil:
+		src = fileSource{t.f}
+	default:
+		// Zero-copy was possible but not chosen: a descriptor of the
+		// request's own lets net/http use sendfile; failing that, the
+		// shared one at explicit offsets.
+		f, err := h.ownFile(e)
+		switch {
+		case err == nil:
+			defer f.Close()
+			src = fileSource{f}
+		case t.sf != nil:
+			src = sectionSource{t.sf.f}
+		default:
+			h.fail(w, err)
+			return
+		}
+	}
+	h.stats.fallback.add(writeResponse(w, r, src, resp))
+}
+
+// writeResponse writes the status and, unless the request is HEAD, the body
+// from src, and returns the body bytes written.
+func writeResponse(w http.ResponseWriter, r *http.Request, src bodySource, resp *response) int64 {
+	w.WriteHeader(resp.status)
+	if r.Method == http.MethodHead {
+		return 0
+	}
+	n, err := writeBody(w, src, resp)
+	if errors.Is(err, errShortFile) {
+		// The file shrank after its size was announced. Padding would send
+		// bytes that are not the file's; abort so the client sees a
+		// truncated response instead of a wrong one.
+		panic(http.ErrAbortHandler)
+	}
+	return n
 }
 
 // writeBody writes the planned body, part headers and all, from src to w.

@@ -1,0 +1,49 @@
+package jaws
+
+import (
+	"os"
+	"sync"
+)
+
+// sharedFile is one read-only descriptor of a file, shared by every
+// zero-copy transfer of it: they read at explicit offsets, so none moves it
+// for another. The cache holds one reference while the entry is cached,
+// each transfer one more; the last release closes it, so eviction or a
+// change never closes a descriptor a transfer is still reading.
+type sharedFile struct {
+	f    *os.File
+	mu   sync.Mutex
+	refs int
+}
+
+func newSharedFile(f *os.File) *sharedFile {
+	return &sharedFile{f: f, refs: 1}
+}
+
+// acquire takes a reference, unless the descriptor is already closed.
+func (s *sharedFile) acquire() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.refs == 0 {
+		return false
+	}
+	s.refs++
+	return true
+}
+
+func (s *sharedFile) release() {
+	s.mu.Lock()
+	s.refs--
+	last := s.refs == 0
+	s.mu.Unlock()
+	if last {
+		s.f.Close()
+	}
+}
+
+// refCount is for tests.
+func (s *sharedFile) refCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refs
+}

@@ -1,0 +1,356 @@
+package jaws
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"reflect"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The zero-copy path takes an HTTP/1.x connection from net/http, writes the
+// response header and the file's bytes with the platform's zero-copy call
+// (sendFile, one per OS file), and gives the connection back to the same
+// http.Server so keep-alive goes on. It is taken only where that is provably
+// the same response net/http would send:
+//
+//   - GET on HTTP/1.x over a plain connection (no TLS, no HTTP/2);
+//   - a ResponseWriter that is net/http's own, unwrapped: a wrapper may log
+//     the status, compress or count the body, and would see none of it, so
+//     behind any wrapper jaws takes the fallback (where net/http still uses
+//     sendfile through ReadFrom);
+//   - no Content-Encoding or Transfer-Encoding set by an outer handler;
+//   - a file of at least ZeroCopyMinSize bytes with a shared descriptor.
+//
+// What a ConnState hook sees for such a connection: StateActive, then
+// StateHijacked when jaws takes it; after the transfer, when it is handed
+// back, StateNew, StateActive for the next request and so on, as for a
+// freshly accepted connection. A connection that is not handed back (HTTP/1.0,
+// "Connection: close", server shutting down, a failed transfer) is closed by
+// jaws and reports no further state.
+
+// zeroCopyCandidate reports whether r, answered through w, may take the
+// zero-copy path if its file is large enough.
+func (h *Handler) zeroCopyCandidate(w http.ResponseWriter, r *http.Request) bool {
+	return zeroCopySupported && h.opts.Transfer != TransferFallback &&
+		r.Method == http.MethodGet && r.ProtoMajor == 1 && r.TLS == nil && isServerWriter(w)
+}
+
+// zeroCopySize reports whether a body of n bytes from disk goes zero-copy.
+func (h *Handler) zeroCopySize(n int64) bool {
+	return h.opts.Transfer == TransferZeroCopy || n >= h.opts.ZeroCopyMinSize
+}
+
+// serverWriterType is net/http's own ResponseWriter type for HTTP/1, learnt
+// from the first one seen, so the check per request is one comparison.
+var serverWriterType atomic.Pointer[reflect.Type]
+
+func isServerWriter(w http.ResponseWriter) bool {
+	t := reflect.TypeOf(w)
+	if p := serverWriterType.Load(); p != nil {
+		return *p == t
+	}
+	if t.String() != "*http.response" || t.Elem().PkgPath() != "net/http" {
+		return false
+	}
+	serverWriterType.Store(&t)
+	return true
+}
+
+// zeroCopy sends resp for file sf over the hijacked connection. handled is
+// false when nothing was written and the connection is still net/http's, so
+// the caller serves the request through the fallback.
+func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFile, resp *response) (n int64, handled bool) {
+	hdr := w.Header()
+	if _, ok := hdr["Content-Encoding"]; ok {
+		return 0, false
+	}
+	if _, ok := hdr["Transfer-Encoding"]; ok {
+		return 0, false
+	}
+	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
+	keepAlive := srv != nil && r.ProtoAtLeast(1, 1) && !r.Close && !h.shuttingDown(srv)
+	if !h.transfers.begin() {
+		return 0, false // the handler is closing
+	}
+	defer h.transfers.end()
+
+	conn, brw, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		return 0, false
+	}
+	h.transfers.track(conn, true)
+	defer h.transfers.track(conn, false)
+
+	head := responseHead(resp.status, hdr, keepAlive)
+	segs, tail := segments(head, resp)
+	n, handled, err = sendFile(netConn(conn), sf.f, segs, tail, h.opts.SendTimeout, h.opts.SendChunk)
+	if !handled {
+		n, err = copySegments(conn, sf.f, segs, tail, h.opts.SendTimeout)
+	}
+	n -= int64(len(head)) // count body bytes, as the other paths do
+	if err != nil || !keepAlive {
+		conn.Close()
+		return n, true
+	}
+	conn.SetDeadline(time.Time{})
+	h.handBack(srv, conn, brw.Reader)
+	return n, true
+}
+
+// responseHead is the status line and header block, as net/http would write
+// them for these headers.
+func responseHead(status int, hdr http.Header, keepAlive bool) []byte {
+	var b bytes.Buffer
+	b.Grow(512)
+	b.WriteString("HTTP/1.1 ")
+	b.WriteString(strconv.Itoa(status))
+	b.WriteByte(' ')
+	b.WriteString(http.StatusText(status))
+	b.WriteString("\r\n")
+	if _, ok := hdr["Date"]; !ok {
+		b.WriteString("Date: ")
+		b.WriteString(time.Now().UTC().Format(http.TimeFormat))
+		b.WriteString("\r\n")
+	}
+	if !keepAlive {
+		b.WriteString("Connection: close\r\n")
+	}
+	hdr.WriteSubset(&b, excludedHead)
+	b.WriteString("\r\n")
+	return b.Bytes()
+}
+
+// excludedHead are headers jaws decides itself on this path.
+var excludedHead = map[string]bool{"Connection": true}
+
+// segment is bytes to write followed by a span of the file to send.
+type segment struct {
+	head []byte
+	span span
+}
+
+// segments lays resp out behind the response head: one segment per part,
+// the multipart closing delimiter as tail.
+func segments(head []byte, resp *response) ([]segment, []byte) {
+	if resp.mp == nil {
+		return []segment{{head, resp.part}}, nil
+	}
+	segs := make([]segment, len(resp.mp.spans))
+	for i, s := range resp.mp.spans {
+		segs[i] = segment{resp.mp.heads[i], s}
+	}
+	segs[0].head = append(head, segs[0].head...)
+	return segs, resp.mp.tail
+}
+
+// copySegments is the zero-copy path's own fallback, for a hijacked
+// connection that exposes no descriptor (a wrapping listener's conn): plain
+// writes with the same deadlines.
+func copySegments(c net.Conn, f readerAt, segs []segment, tail []byte, timeout time.Duration) (int64, error) {
+	var n int64
+	dw := deadlineWriter{c, timeout}
+	for _, s := range segs {
+		k, err := dw.Write(s.head)
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
+		m, err := io.Copy(dw, io.NewSectionReader(f, s.span.off, s.span.n))
+		n += m
+		if err == nil && m < s.span.n {
+			err = errShortFile
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	k, err := dw.Write(tail)
+	return n + int64(k), err
+}
+
+type readerAt = io.ReaderAt
+
+// deadlineWriter renews the write deadline before every write.
+type deadlineWriter struct {
+	c       net.Conn
+	timeout time.Duration
+}
+
+func (d deadlineWriter) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	d.c.SetWriteDeadline(time.Now().Add(d.timeout))
+	return d.c.Write(p)
+}
+
+// handBack gives conn back to srv, which serves its next request as on any
+// accepted connection. Bytes net/http had already read from it (pipelined
+// requests) are replayed first.
+func (h *Handler) handBack(srv *http.Server, conn net.Conn, br *bufio.Reader) {
+	if n := br.Buffered(); n > 0 {
+		pending, _ := br.Peek(n)
+		conn = &replayConn{Conn: conn, pending: bytes.Clone(pending)}
+	}
+	l := &handbackListener{}
+	l.conn.Store(&conn)
+	go func() {
+		srv.Serve(l) // returns at the second Accept, or at once when shutting down
+		if c := l.take(); c != nil {
+			c.Close() // never accepted: the server is shutting down
+		}
+	}()
+}
+
+// handbackListener accepts one connection, then reports itself closed.
+type handbackListener struct {
+	conn atomic.Pointer[net.Conn]
+}
+
+func (l *handbackListener) take() net.Conn {
+	if p := l.conn.Swap(nil); p != nil {
+		return *p
+	}
+	return nil
+}
+
+func (l *handbackListener) Accept() (net.Conn, error) {
+	if c := l.take(); c != nil {
+		return c, nil
+	}
+	return nil, net.ErrClosed
+}
+
+func (l *handbackListener) Close() error { return nil }
+
+func (l *handbackListener) Addr() net.Addr { return dummyAddr{} }
+
+type dummyAddr struct{}
+
+func (dummyAddr) Network() string { return "tcp" }
+func (dummyAddr) String() string  { return "jaws-handback" }
+
+// replayConn reads pending before the connection itself.
+type replayConn struct {
+	net.Conn
+	pending []byte
+}
+
+func (c *replayConn) Read(p []byte) (int, error) {
+	if len(c.pending) > 0 {
+		n := copy(p, c.pending)
+		c.pending = c.pending[n:]
+		return n, nil
+	}
+	return c.Conn.Read(p)
+}
+
+// netConn returns the connection beneath jaws's own wrapper, for sendFile.
+func netConn(c net.Conn) net.Conn {
+	if rc, ok := c.(*replayConn); ok {
+		return rc.Conn
+	}
+	return c
+}
+
+// transfers tracks zero-copy transfers in flight, whose connections no
+// http.Server tracks while jaws holds them, so that Close and Shutdown can
+// end or wait for them.
+type transfers struct {
+	mu      sync.Mutex
+	closing bool
+	active  int
+	conns   map[net.Conn]struct{}
+	idle    chan struct{} // closed when active drops to 0 while someone waits
+}
+
+func (t *transfers) begin() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closing {
+		return false
+	}
+	t.active++
+	return true
+}
+
+func (t *transfers) end() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.active--
+	if t.active == 0 && t.idle != nil {
+		close(t.idle)
+		t.idle = nil
+	}
+}
+
+func (t *transfers) track(c net.Conn, on bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.conns == nil {
+		t.conns = make(map[net.Conn]struct{})
+	}
+	if on {
+		t.conns[c] = struct{}{}
+	} else {
+		delete(t.conns, c)
+	}
+}
+
+// wait stops new transfers and waits until none is in flight, or done is
+// closed; it reports whether none is.
+func (t *transfers) wait(done <-chan struct{}) bool {
+	t.mu.Lock()
+	t.closing = true
+	if t.active == 0 {
+		t.mu.Unlock()
+		return true
+	}
+	if t.idle == nil {
+		t.idle = make(chan struct{})
+	}
+	idle := t.idle
+	t.mu.Unlock()
+	select {
+	case <-idle:
+		return true
+	case <-done:
+		return false
+	}
+}
+
+// inFlight counts the transfers in flight.
+func (t *transfers) inFlight() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.active
+}
+
+// cancel ends the transfers in flight, with a deadline in the past that makes
+// their next write fail, and waits for them to return.
+func (t *transfers) cancel() {
+	t.mu.Lock()
+	t.closing = true
+	for c := range t.conns {
+		c.SetDeadline(time.Unix(1, 0))
+	}
+	t.mu.Unlock()
+	t.wait(nil)
+}
+
+// shuttingDown reports whether srv is shutting down, as far as jaws has
+// heard: it registers with each server it meets, once, to hear of it.
+func (h *Handler) shuttingDown(srv *http.Server) bool {
+	v, loaded := h.servers.LoadOrStore(srv, new(atomic.Bool))
+	down := v.(*atomic.Bool)
+	if !loaded {
+		srv.RegisterOnShutdown(func() { down.Store(true) })
+	}
+	return down.Load()
+}

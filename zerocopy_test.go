@@ -1,0 +1,414 @@
+package jaws
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// zcSite serves files of the given sizes (named "<size>.bin") with small
+// thresholds, so every path is exercised with small files.
+func zcSite(t *testing.T, o Options, sizes ...int) (dir string, h *Handler, files map[string][]byte) {
+	t.Helper()
+	dir = t.TempDir()
+	files = map[string][]byte{}
+	for _, n := range sizes {
+		name := fmt.Sprintf("%d.bin", n)
+		files[name] = randomBytes(n)
+		must(t, os.WriteFile(filepath.Join(dir, name), files[name], 0o644))
+	}
+	if o.CacheMaxFileSize == 0 {
+		o.CacheMaxFileSize = 1024
+	}
+	if o.ZeroCopyMinSize == 0 {
+		o.ZeroCopyMinSize = 4096
+	}
+	return dir, newTestHandler(t, dir, o), files
+}
+
+// rawConn is a client connection that reads responses one by one.
+type rawConn struct {
+	net.Conn
+	br *bufio.Reader
+}
+
+func dialRaw(t *testing.T, srv *httptest.Server) *rawConn {
+	t.Helper()
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	must(t, err)
+	t.Cleanup(func() { c.Close() })
+	return &rawConn{c, bufio.NewReader(c)}
+}
+
+func (c *rawConn) send(t *testing.T, reqs ...string) {
+	t.Helper()
+	var b strings.Builder
+	for _, r := range reqs {
+		b.WriteString(r)
+	}
+	if _, err := io.WriteString(c, b.String()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (c *rawConn) read(t *testing.T, method string) (*http.Response, []byte) {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	resp, err := http.ReadResponse(c.br, &http.Request{Method: method})
+	if err != nil {
+		t.Fatalf("reading response: %v", err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("reading body: %v", err)
+	}
+	return resp, body
+}
+
+func get11(path string, extra ...string) string {
+	return "GET " + path + " HTTP/1.1\r\nHost: x\r\n" + strings.Join(extra, "") + "\r\n"
+}
+
+// TestZeroCopyBodies: byte-exact bodies around every threshold, for whole
+// files and ranges at the ends, each on the path its size calls for.
+func TestZeroCopyBodies(t *testing.T) {
+	t.Parallel()
+	_, h, files := zcSite(t, Options{}, 0, 1, 1023, 1024, 1025, 4095, 4096, 4097, 1<<20+3)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	c := dialRaw(t, srv) // one keep-alive connection for all
+	for _, n := range []int{0, 1, 1023, 1024, 1025, 4095, 4096, 4097, 1<<20 + 3} {
+		name := fmt.Sprintf("%d.bin", n)
+		data := files[name]
+		type rng struct{ hdr, want string }
+		cases := []rng{{"", ""}}
+		if n > 0 {
+			cases = append(cases, rng{"bytes=0-0", "0-0"}, rng{"bytes=-1", fmt.Sprint(n-1, "-", n-1)},
+				rng{fmt.Sprint("bytes=", n-1, "-"), fmt.Sprint(n-1, "-", n-1)})
+		}
+		if n > 1000 {
+			cases = append(cases, rng{fmt.Sprint("bytes=0-99,", n-100, "-"), "multipart"})
+		}
+		for _, rc := range cases {
+			before := h.Stats()
+			extra := ""
+			if rc.hdr != "" {
+				extra = "Range: " + rc.hdr + "\r\n"
+			}
+			c.send(t, get11("/"+name, extra))
+			resp, body := c.read(t, "GET")
+			var want []byte
+			switch {
+			case rc.hdr == "":
+				want = data
+				if resp.StatusCode != 200 {
+					t.Fatalf("%s: %d", name, resp.StatusCode)
+				}
+			case rc.want == "multipart":
+				checkMultipart(t, resp, body, data, []span{{0, 100}, {int64(n - 100), 100}})
+				want = body
+			default:
+				var a, b int
+				fmt.Sscanf(rc.want, "%d-%d", &a, &b)
+				want = data[a : b+1]
+				if resp.StatusCode != 206 || resp.Header.Get("Content-Range") != fmt.Sprintf("bytes %d-%d/%d", a, b, n) {
+					t.Fatalf("%s %s: %d %q", name, rc.hdr, resp.StatusCode, resp.Header.Get("Content-Range"))
+				}
+			}
+			if !bytes.Equal(body, want) {
+				t.Fatalf("%s %q: body of %d bytes differs from the %d expected", name, rc.hdr, len(body), len(want))
+			}
+			after := h.Stats()
+			zc := after.ZeroCopy.Responses - before.ZeroCopy.Responses
+			wantZC := uint64(0)
+			if n > 1024 && len(body) >= 4096 {
+				wantZC = 1
+			}
+			if zc != wantZC {
+				t.Errorf("%s %q (%d bytes): %d zero-copy responses, want %d", name, rc.hdr, len(body), zc, wantZC)
+			}
+		}
+	}
+}
+
+func checkMultipart(t *testing.T, resp *http.Response, body, data []byte, spans []span) {
+	t.Helper()
+	mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if resp.StatusCode != 206 || err != nil || mt != "multipart/byteranges" {
+		t.Fatalf("%d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	for i, s := range spans {
+		p, err := mr.NextPart()
+		if err != nil {
+			t.Fatalf("part %d: %v", i, err)
+		}
+		b, _ := io.ReadAll(p)
+		if !bytes.Equal(b, data[s.off:s.end()]) {
+			t.Fatalf("part %d differs", i)
+		}
+	}
+}
+
+// TestZeroCopyKeepAlive: several zero-copy responses, pipelined requests
+// among them, on one connection that the server keeps serving.
+func TestZeroCopyKeepAlive(t *testing.T) {
+	t.Parallel()
+	_, h, files := zcSite(t, Options{}, 100, 70000)
+	srv := httptest.NewUnstartedServer(h)
+	states := make(chan http.ConnState, 100)
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) { states <- s }
+	srv.Start()
+	defer srv.Close()
+	c := dialRaw(t, srv)
+	for i := range 3 {
+		c.send(t, get11("/70000.bin"))
+		if _, body := c.read(t, "GET"); !bytes.Equal(body, files["70000.bin"]) {
+			t.Fatalf("response %d differs", i)
+		}
+	}
+	// Pipelined: all three requests in one write, before any response.
+	c.send(t, get11("/70000.bin"), get11("/100.bin"), get11("/70000.bin", "Range: bytes=5-9\r\n"))
+	for i, want := range [][]byte{files["70000.bin"], files["100.bin"], files["70000.bin"][5:10]} {
+		if _, body := c.read(t, "GET"); !bytes.Equal(body, want) {
+			t.Fatalf("pipelined response %d differs", i)
+		}
+	}
+	if s := h.Stats(); s.ZeroCopy.Responses != 4 {
+		t.Errorf("%d zero-copy responses, want 4", s.ZeroCopy.Responses)
+	}
+	hijacked := 0
+	for len(states) > 0 {
+		if <-states == http.StateHijacked {
+			hijacked++
+		}
+	}
+	if hijacked != 4 {
+		t.Errorf("ConnState saw %d hijacks, want 4", hijacked)
+	}
+}
+
+// TestZeroCopyCloses: HTTP/1.0 and "Connection: close" get their body and
+// then the end of the connection.
+func TestZeroCopyCloses(t *testing.T) {
+	t.Parallel()
+	_, h, files := zcSite(t, Options{}, 70000)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	for _, req := range []string{
+		"GET /70000.bin HTTP/1.0\r\n\r\n",
+		"GET /70000.bin HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+		"GET /70000.bin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+	} {
+		c := dialRaw(t, srv)
+		c.send(t, req)
+		resp, body := c.read(t, "GET")
+		if !bytes.Equal(body, files["70000.bin"]) || !resp.Close {
+			t.Errorf("%q: %d bytes, close %v", req, len(body), resp.Close)
+		}
+		if n, err := c.br.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+			t.Errorf("%q: after the body: %d, %v; want EOF", req, n, err)
+		}
+	}
+	if s := h.Stats(); s.ZeroCopy.Responses != 3 {
+		t.Errorf("%d zero-copy responses, want 3", s.ZeroCopy.Responses)
+	}
+}
+
+// TestZeroCopyOnlyWhereItApplies: TLS, HTTP/2, HEAD, wrapped writers and
+// outer Content-Encoding take the fallback, with correct bodies.
+func TestZeroCopyOnlyWhereItApplies(t *testing.T) {
+	t.Parallel()
+	_, h, files := zcSite(t, Options{}, 70000)
+	type wrapped struct{ http.ResponseWriter }
+	tests := []struct {
+		name    string
+		handler http.Handler
+		tls, h2 bool
+	}{
+		{"TLS", h, true, false},
+		{"HTTP/2", h, true, true},
+		{"wrapped writer", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h.ServeHTTP(struct{ http.ResponseWriter }{w}, r)
+		}), false, false},
+		{"outer Content-Encoding", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", "identity")
+			h.ServeHTTP(w, r)
+		}), false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewUnstartedServer(tt.handler)
+			srv.EnableHTTP2 = tt.h2
+			if tt.tls {
+				srv.StartTLS()
+			} else {
+				srv.Start()
+			}
+			defer srv.Close()
+			resp, err := srv.Client().Get(srv.URL + "/70000.bin")
+			must(t, err)
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !bytes.Equal(body, files["70000.bin"]) {
+				t.Errorf("body differs")
+			}
+			if tt.h2 && resp.ProtoMajor != 2 {
+				t.Errorf("protocol %s", resp.Proto)
+			}
+		})
+	}
+	if s := h.Stats(); s.ZeroCopy.Responses != 0 || s.Fallback.Responses != uint64(len(tests)) {
+		t.Errorf("stats %+v: want every response on the fallback", s)
+	}
+}
+
+// TestZeroCopyStalledReader: a client that stops reading is cut off after
+// SendTimeout, and its transfer and descriptor reference are released.
+func TestZeroCopyStalledReader(t *testing.T) {
+	t.Parallel()
+	_, h, _ := zcSite(t, Options{SendTimeout: 100 * time.Millisecond}, 64<<20)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	c := dialRaw(t, srv)
+	c.send(t, get11("/67108864.bin"))
+	if _, err := http.ReadResponse(c.br, nil); err != nil { // the header, then no more reading
+		t.Fatal(err)
+	}
+	waitTransfers(t, h, 20*time.Second)
+	if !onlyCacheRef(h, "67108864.bin") {
+		t.Errorf("shared descriptor still referenced by the ended transfer")
+	}
+}
+
+// waitTransfers waits, at most limit, until no zero-copy transfer is in flight.
+func waitTransfers(t *testing.T, h *Handler, limit time.Duration) {
+	t.Helper()
+	done := make(chan struct{})
+	timer := time.AfterFunc(limit, func() { close(done) })
+	defer timer.Stop()
+	h.transfers.mu.Lock()
+	closing := h.transfers.closing
+	h.transfers.mu.Unlock()
+	if !h.transfers.wait(done) {
+		t.Fatalf("a transfer is still in flight after %v", limit)
+	}
+	h.transfers.mu.Lock()
+	h.transfers.closing = closing // wait stops new transfers; this test goes on
+	h.transfers.mu.Unlock()
+}
+
+// TestZeroCopyShutdown: Shutdown waits for transfers, and ends those still
+// running when its context ends; Close ends them at once.
+func TestZeroCopyShutdown(t *testing.T) {
+	t.Parallel()
+	for _, how := range []string{"Shutdown", "Close"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			_, h, _ := zcSite(t, Options{}, 64<<20)
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			c := dialRaw(t, srv)
+			c.send(t, get11("/67108864.bin"))
+			if _, err := http.ReadResponse(c.br, nil); err != nil { // in flight, stalled
+				t.Fatal(err)
+			}
+			if how == "Shutdown" {
+				ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+				defer cancel()
+				if err := h.Shutdown(ctx); err != context.DeadlineExceeded {
+					t.Errorf("Shutdown: %v, want the context's deadline", err)
+				}
+			} else {
+				h.Close()
+			}
+			if n := h.transfers.inFlight(); n != 0 {
+				t.Errorf("%d transfers still in flight after %s", n, how)
+			}
+			c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			if _, err := io.Copy(io.Discard, c.br); err != nil {
+				t.Errorf("the connection did not end cleanly: %v", err)
+			}
+		})
+	}
+}
+
+// TestZeroCopyClientAbort: a client that goes away mid-transfer leaks no
+// descriptor and no goroutine. Not parallel: it counts the process's.
+func TestZeroCopyClientAbort(t *testing.T) {
+	_, h, _ := zcSite(t, Options{}, 16<<20)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	warm := dialRaw(t, srv) // the shared descriptor is cached before counting
+	warm.send(t, get11("/16777216.bin"))
+	warm.read(t, "GET")
+	warm.Close()
+	fds, goroutines := openFDs(), countGoroutines()
+	for range 5 {
+		c := dialRaw(t, srv)
+		c.send(t, get11("/16777216.bin"))
+		io.ReadFull(c.br, make([]byte, 4096))
+		c.Close()
+	}
+	waitTransfers(t, h, 20*time.Second)
+	if !onlyCacheRef(h, "16777216.bin") {
+		t.Fatalf("shared descriptor references not released")
+	}
+	if n := openFDs(); fds >= 0 && n > fds {
+		t.Errorf("%d descriptors open after aborted transfers, %d before", n, fds)
+	}
+	if n := countGoroutines(); n > goroutines {
+		t.Errorf("%d goroutines after aborted transfers, %d before", n, goroutines)
+	}
+}
+
+// openFDs counts this process's descriptors, or -1 where it cannot.
+func openFDs() int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return -1
+	}
+	return len(ents)
+}
+
+// countGoroutines counts goroutines once exiting ones have had a chance to
+// finish: it yields until the count stops falling, for at most a second.
+func countGoroutines() int {
+	n := runtime.NumGoroutine()
+	for end := time.Now().Add(time.Second); time.Now().Before(end); {
+		runtime.Gosched()
+		if m := runtime.NumGoroutine(); m < n {
+			n, end = m, time.Now().Add(100*time.Millisecond)
+		}
+	}
+	return n
+}
+
+// onlyCacheRef reports whether name's shared descriptor is referenced by the
+// cache alone, once requests that just ended have released theirs (they do
+// so right after their transfer is counted out).
+func onlyCacheRef(h *Handler, name string) bool {
+	e := h.cache.get(name)
+	if e == nil || e.sf == nil {
+		return false
+	}
+	for end := time.Now().Add(time.Second); time.Now().Before(end); runtime.Gosched() {
+		if e.sf.refCount() == 1 {
+			return true
+		}
+	}
+	return false
+}
