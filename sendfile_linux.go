@@ -21,7 +21,9 @@ var testHookSendfile func(n int, err error)
 // and renews the write deadline first: a stalled reader fails after timeout,
 // and one fast reader cannot hold the thread for a whole file. handled is
 // false when c has no socket to hand to the kernel; nothing was written then.
-func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, timeout time.Duration, chunk int64) (written int64, handled bool, err error) {
+// A closed stop ends the transfer: cancel closes it and then sets a past
+// deadline, so checking it after each renewal of the deadline cannot miss it.
+func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, timeout time.Duration, chunk int64, stop <-chan struct{}) (written int64, handled bool, err error) {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return 0, false, nil
@@ -37,13 +39,24 @@ func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, timeout time.
 	var src int
 	fc.Control(func(fd uintptr) { src = int(fd) })
 
+	renew := func() error {
+		c.SetWriteDeadline(time.Now().Add(timeout))
+		select {
+		case <-stop:
+			return net.ErrClosed
+		default:
+			return nil
+		}
+	}
 	send := func(p []byte, more bool) error {
 		flags := 0
 		if more {
 			flags = unix.MSG_MORE
 		}
 		for len(p) > 0 {
-			c.SetWriteDeadline(time.Now().Add(timeout))
+			if err := renew(); err != nil {
+				return err
+			}
 			var werr error
 			err := rc.Write(func(fd uintptr) bool {
 				n, e := unix.SendmsgN(int(fd), p, nil, nil, flags|unix.MSG_NOSIGNAL)
@@ -67,13 +80,15 @@ func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, timeout time.
 		}
 		return nil
 	}
-	for i, s := range segs {
+	for _, s := range segs {
 		if err := send(s.head, true); err != nil {
 			return written, true, err
 		}
 		off, remain := s.span.off, s.span.n
 		for remain > 0 {
-			c.SetWriteDeadline(time.Now().Add(timeout))
+			if err := renew(); err != nil {
+				return written, true, err
+			}
 			var werr error
 			err := rc.Write(func(fd uintptr) bool {
 				n, e := unix.Sendfile(int(fd), src, &off, int(min(remain, chunk)))
@@ -104,7 +119,6 @@ func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, timeout time.
 				return written, true, werr
 			}
 		}
-		_ = i
 	}
 	if err := send(tail, false); err != nil {
 		return written, true, err

@@ -1,6 +1,8 @@
 package jaws
 
 import (
+	"fmt"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,5 +76,90 @@ func straceChild(t *testing.T, dir string) {
 	os.Open("/nonexistent/jaws-strace-end")
 	if s := h.Stats(); s.CacheHits < 200 {
 		t.Fatalf("only %d hits", s.CacheHits)
+	}
+}
+
+// TestStraceZeroCopy re-runs itself under strace while serving a large file
+// three times on one keep-alive connection: the header goes out in one
+// sendmsg with MSG_MORE (coalesced with the file's first bytes), the body by
+// sendfile alone, and no request after the first opens the file.
+func TestStraceZeroCopy(t *testing.T) {
+	if dir := os.Getenv("JAWS_STRACE_ZEROCOPY"); dir != "" {
+		straceZeroCopyChild(t, dir)
+		return
+	}
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("strace not installed")
+	}
+	dir := t.TempDir()
+	const size = 1 << 20
+	must(t, os.WriteFile(filepath.Join(dir, "big.bin"), randomBytes(size), 0o644))
+	trace := filepath.Join(t.TempDir(), "trace")
+	cmd := exec.Command(strace, "-f", "-qq", "-e", "trace=sendfile,sendmsg,write,writev,openat", "-o", trace,
+		os.Args[0], "-test.run=^TestStraceZeroCopy$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "JAWS_STRACE_ZEROCOPY="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child under strace: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(trace)
+	must(t, err)
+	lines := strings.Split(string(b), "\n")
+	begin, end := -1, -1
+	for i, l := range lines {
+		switch {
+		case strings.Contains(l, "jaws-strace-begin"):
+			begin = i
+		case strings.Contains(l, "jaws-strace-end"):
+			end = i
+		}
+	}
+	if begin < 0 || end < begin {
+		t.Fatalf("markers not found in the trace")
+	}
+	var heads, sendfiles int
+	var sent int64
+	for _, l := range lines[begin+1 : end] {
+		switch {
+		case strings.Contains(l, "openat(") && strings.Contains(l, "big.bin"):
+			t.Errorf("a request opened the file: %s", l)
+		case strings.Contains(l, "sendmsg(") && strings.Contains(l, "HTTP/1.1 200 OK"):
+			heads++
+			if !strings.Contains(l, "MSG_MORE") {
+				t.Errorf("header sent without MSG_MORE: %s", l)
+			}
+		case strings.Contains(l, "sendfile("):
+			sendfiles++
+			var n int64
+			if i := strings.LastIndex(l, "= "); i >= 0 {
+				fmt.Sscan(l[i+2:], &n)
+			}
+			sent += max(n, 0)
+		case (strings.Contains(l, "write(") || strings.Contains(l, "writev(")) && strings.Contains(l, "HTTP/1.1 200"):
+			t.Errorf("a response header went out by write, not on the zero-copy path: %s", l)
+		}
+	}
+	if heads != 3 || sent != 3*size {
+		t.Errorf("%d headers by sendmsg and %d body bytes in %d sendfile calls; want 3 and %d", heads, sent, sendfiles, 3*size)
+	}
+}
+
+func straceZeroCopyChild(t *testing.T, dir string) {
+	h := newTestHandler(t, dir, Options{})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	c := dialRaw(t, srv)
+	c.send(t, get11("/big.bin")) // caches the entry and its descriptor
+	c.read(t, "GET")
+	os.Open("/nonexistent/jaws-strace-begin")
+	for range 3 {
+		c.send(t, get11("/big.bin"))
+		if resp, body := c.read(t, "GET"); resp.StatusCode != 200 || len(body) != 1<<20 {
+			t.Fatalf("%d, %d bytes", resp.StatusCode, len(body))
+		}
+	}
+	os.Open("/nonexistent/jaws-strace-end")
+	if s := h.Stats(); s.ZeroCopy.Responses != 4 {
+		t.Fatalf("%d zero-copy responses, want 4", s.ZeroCopy.Responses)
 	}
 }

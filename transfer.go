@@ -48,8 +48,7 @@ func (h *Handler) send(w http.ResponseWriter, r *http.Request, t *target, resp *
 		return
 	}
 	if t.sf != nil && h.zeroCopySize(resp.length) && h.zeroCopyCandidate(w, r) {
-		if n, handled := h.zeroCopy(w, r, t.sf, resp); handled {
-			h.stats.zeroCopy.add(n)
+		if h.zeroCopy(w, r, t.sf, resp) {
 			return
 		}
 	}

@@ -62,45 +62,48 @@ func isServerWriter(w http.ResponseWriter) bool {
 	return true
 }
 
-// zeroCopy sends resp for file sf over the hijacked connection. handled is
-// false when nothing was written and the connection is still net/http's, so
-// the caller serves the request through the fallback.
-func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFile, resp *response) (n int64, handled bool) {
+// zeroCopy sends resp for file sf over the hijacked connection and counts
+// it. handled is false when nothing was written and the connection is still
+// net/http's, so the caller serves the request through the fallback.
+func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFile, resp *response) (handled bool) {
 	hdr := w.Header()
 	if _, ok := hdr["Content-Encoding"]; ok {
-		return 0, false
+		return false
 	}
 	if _, ok := hdr["Transfer-Encoding"]; ok {
-		return 0, false
+		return false
 	}
 	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
 	keepAlive := srv != nil && r.ProtoAtLeast(1, 1) && !r.Close && !h.shuttingDown(srv)
 	if !h.transfers.begin() {
-		return 0, false // the handler is closing
+		return false // the handler is closing
 	}
 	defer h.transfers.end()
 
 	conn, brw, err := w.(http.Hijacker).Hijack()
 	if err != nil {
-		return 0, false
+		return false
 	}
 	h.transfers.track(conn, true)
 	defer h.transfers.track(conn, false)
 
 	head := responseHead(resp.status, hdr, keepAlive)
 	segs, tail := segments(head, resp)
-	n, handled, err = sendFile(netConn(conn), sf.f, segs, tail, h.opts.SendTimeout, h.opts.SendChunk)
+	n, handled, err := sendFile(netConn(conn), sf.f, segs, tail, h.opts.SendTimeout, h.opts.SendChunk, h.transfers.stopped())
 	if !handled {
 		n, err = copySegments(conn, sf.f, segs, tail, h.opts.SendTimeout)
 	}
 	n -= int64(len(head)) // count body bytes, as the other paths do
+	// Counted before the connection goes back, so a client's next response
+	// on it implies this one is counted.
+	h.stats.zeroCopy.add(n)
 	if err != nil || !keepAlive {
 		conn.Close()
-		return n, true
+		return true
 	}
 	conn.SetDeadline(time.Time{})
 	h.handBack(srv, conn, brw.Reader)
-	return n, true
+	return true
 }
 
 // responseHead is the status line and header block, as net/http would write
@@ -268,6 +271,7 @@ type transfers struct {
 	active  int
 	conns   map[net.Conn]struct{}
 	idle    chan struct{} // closed when active drops to 0 while someone waits
+	stop    chan struct{} // closed by cancel
 }
 
 func (t *transfers) begin() bool {
@@ -332,11 +336,29 @@ func (t *transfers) inFlight() int {
 	return t.active
 }
 
-// cancel ends the transfers in flight, with a deadline in the past that makes
-// their next write fail, and waits for them to return.
+// stopped is closed when the transfers in flight must end.
+func (t *transfers) stopped() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stop == nil {
+		t.stop = make(chan struct{})
+	}
+	return t.stop
+}
+
+// cancel ends the transfers in flight and waits for them to return: a
+// deadline in the past fails a send waiting in the netpoller, and the closed
+// stop channel makes sendFile cancel an operation the netpoller does not see
+// (a pending TransmitFile).
 func (t *transfers) cancel() {
+	t.stopped() // makes t.stop
 	t.mu.Lock()
 	t.closing = true
+	select {
+	case <-t.stop:
+	default:
+		close(t.stop)
+	}
 	for c := range t.conns {
 		c.SetDeadline(time.Unix(1, 0))
 	}

@@ -12,6 +12,6 @@ import (
 // fallback, where net/http uses what the platform offers.
 const zeroCopySupported = false
 
-func sendFile(net.Conn, *os.File, []segment, []byte, time.Duration, int64) (int64, bool, error) {
+func sendFile(net.Conn, *os.File, []segment, []byte, time.Duration, int64, <-chan struct{}) (int64, bool, error) {
 	return 0, false, nil
 }

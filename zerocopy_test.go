@@ -23,7 +23,7 @@ import (
 // thresholds, so every path is exercised with small files.
 func zcSite(t *testing.T, o Options, sizes ...int) (dir string, h *Handler, files map[string][]byte) {
 	t.Helper()
-	dir = t.TempDir()
+	dir = tempDir(t)
 	files = map[string][]byte{}
 	for _, n := range sizes {
 		name := fmt.Sprintf("%d.bin", n)
@@ -90,6 +90,7 @@ func TestZeroCopyBodies(t *testing.T) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	c := dialRaw(t, srv) // one keep-alive connection for all
+	wantZC := uint64(0)
 	for _, n := range []int{0, 1, 1023, 1024, 1025, 4095, 4096, 4097, 1<<20 + 3} {
 		name := fmt.Sprintf("%d.bin", n)
 		data := files[name]
@@ -103,7 +104,6 @@ func TestZeroCopyBodies(t *testing.T) {
 			cases = append(cases, rng{fmt.Sprint("bytes=0-99,", n-100, "-"), "multipart"})
 		}
 		for _, rc := range cases {
-			before := h.Stats()
 			extra := ""
 			if rc.hdr != "" {
 				extra = "Range: " + rc.hdr + "\r\n"
@@ -131,16 +131,16 @@ func TestZeroCopyBodies(t *testing.T) {
 			if !bytes.Equal(body, want) {
 				t.Fatalf("%s %q: body of %d bytes differs from the %d expected", name, rc.hdr, len(body), len(want))
 			}
-			after := h.Stats()
-			zc := after.ZeroCopy.Responses - before.ZeroCopy.Responses
-			wantZC := uint64(0)
 			if n > 1024 && len(body) >= 4096 {
-				wantZC = 1
-			}
-			if zc != wantZC {
-				t.Errorf("%s %q (%d bytes): %d zero-copy responses, want %d", name, rc.hdr, len(body), zc, wantZC)
+				wantZC++
 			}
 		}
+	}
+	// A last response on the connection: every earlier one is counted.
+	c.send(t, get11("/1.bin"))
+	c.read(t, "GET")
+	if s := h.Stats(); s.ZeroCopy.Responses != wantZC {
+		t.Errorf("%d zero-copy responses, want %d", s.ZeroCopy.Responses, wantZC)
 	}
 }
 
@@ -411,4 +411,24 @@ func onlyCacheRef(h *Handler, name string) bool {
 		}
 	}
 	return false
+}
+
+// tempDir is t.TempDir for the tests that also run under Wine, whose
+// os.RemoveAll fails (see ../shared/WINE.md): it removes the tree entry by
+// entry, deepest first.
+func tempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "jaws-test")
+	must(t, err)
+	t.Cleanup(func() {
+		var paths []string
+		filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+			paths = append(paths, p)
+			return nil
+		})
+		for i := len(paths) - 1; i >= 0; i-- {
+			os.Remove(paths[i])
+		}
+	})
+	return dir
 }
