@@ -19,7 +19,9 @@ import (
 // http.Server so keep-alive goes on. It is taken only where that is provably
 // the same response net/http would send:
 //
-//   - GET on HTTP/1.x over a plain connection (no TLS, no HTTP/2);
+//   - GET without a body on HTTP/1.x over a plain connection (no TLS, no
+//     HTTP/2): net/http discards an unread body, jaws would replay it as the
+//     next request;
 //   - a ResponseWriter that is net/http's own, unwrapped: a wrapper may log
 //     the status, compress or count the body, and would see none of it, so
 //     behind any wrapper jaws takes the fallback (where net/http still uses
@@ -38,7 +40,8 @@ import (
 // zero-copy path if its file is large enough.
 func (h *Handler) zeroCopyCandidate(w http.ResponseWriter, r *http.Request) bool {
 	return zeroCopySupported && h.opts.Transfer != TransferFallback &&
-		r.Method == http.MethodGet && r.ProtoMajor == 1 && r.TLS == nil && isServerWriter(w)
+		r.Method == http.MethodGet && r.ProtoMajor == 1 && r.TLS == nil && r.ContentLength == 0 &&
+		isServerWriter(w)
 }
 
 // zeroCopySize reports whether a body of n bytes from disk goes zero-copy.
