@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/dgraph-io/ristretto/v2 v2.4.2
 	github.com/go-chi/chi/v5 v5.5.0
+	github.com/klauspost/compress v1.20.4
 	golang.org/x/sys v0.50.0
 )
 
