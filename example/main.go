@@ -107,10 +107,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		dir = tmp
 	}
 
-	h, err := jaws.New(dir, jaws.Options{
-		NotFound: http.HandlerFunc(notFound),
-		ErrorLog: log.New(stderr, "", log.LstdFlags),
-	})
+	h, err := newHandler(dir, stderr)
 	if err != nil {
 		return err
 	}
@@ -154,6 +151,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		err = errors.Join(err, serr)
 	}
 	return errors.Join(err, h.Close())
+}
+
+// newHandler returns the app's jaws handler for dir: the app's 404 page,
+// errors logged to errorLog.
+func newHandler(dir string, errorLog io.Writer) (*jaws.Handler, error) {
+	return jaws.New(dir, jaws.Options{
+		NotFound: http.HandlerFunc(notFound),
+		ErrorLog: log.New(errorLog, "", log.LstdFlags),
+	})
 }
 
 // newRouter builds the application: its API, the counters, and the files of
