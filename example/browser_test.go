@@ -19,7 +19,6 @@ import (
 	"flag"
 	"fmt"
 	"image/png"
-	"mime"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -603,7 +602,7 @@ func checkExchanges(t *testing.T, base string, xs []exchange) {
 			t.Errorf("%s: Cache-Control %q, want %q", p, cc, jawsmw.CacheNoCache)
 		}
 		t.Logf("%s %s: %d %s, Content-Encoding %q (Accept-Encoding %q), Cache-Control %q",
-			x.method, p, x.status, strings.TrimSuffix(mime.TypeByExtension(path.Ext(p)), "; charset=utf-8"), enc, accept, get(x.header, "Cache-Control"))
+			x.method, p, x.status, get(x.header, "Content-Type"), enc, accept, get(x.header, "Cache-Control"))
 	}
 }
 
