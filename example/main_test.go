@@ -436,6 +436,11 @@ func TestReadmeMounts(t *testing.T) {
 			r.Mount("/assets", jawsmw.Mount("/assets", h))
 			return r
 		}},
+		{name: "chi Mount with CacheControl", prefix: "/assets", mux: func() http.Handler {
+			r := chi.NewRouter()
+			r.With(jawsmw.CacheControl()).Mount("/assets", jawsmw.Mount("/assets", h))
+			return r
+		}},
 		{name: "chi Mount with StripPrefix", prefix: "/assets", mux: func() http.Handler {
 			r := chi.NewRouter()
 			r.Get("/", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "app") })

@@ -52,6 +52,11 @@ func TestMount(t *testing.T) {
 			m.Handle("GET /assets/{path...}", Mount("/assets", h))
 			return m
 		}},
+		{name: "ServeMux GET prefix pattern", prefix: "/assets", own405: true, mux: func() http.Handler {
+			m := http.NewServeMux()
+			m.Handle("GET /assets/", Mount("/assets", h))
+			return m
+		}},
 		{name: "inside StripPrefix", prefix: "/app/assets", mux: func() http.Handler {
 			m := http.NewServeMux()
 			m.Handle("/app/", http.StripPrefix("/app", Mount("/assets", h)))
