@@ -292,7 +292,8 @@ func TestRunDemoSite(t *testing.T) {
 func TestRunRoot(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	for name, content := range map[string]string{"hello.txt": "hello, jaws\n", ".secret": "token"} {
+	bin := strings.Repeat("\x00\x01jaws", 1<<10) // as the load benchmark's NAME.bin
+	for name, content := range map[string]string{"hello.txt": "hello, jaws\n", ".secret": "token", "10k.bin": bin} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -308,6 +309,8 @@ func TestRunRoot(t *testing.T) {
 		wantBody   string
 	}{
 		{"file", "hello.txt", 200, "hello, jaws\n"},
+		{"asset", "assets/hello.txt", 200, "hello, jaws\n"},
+		{"binary file", "10k.bin", 200, bin},
 		{"dotfile", ".secret", 404, "404 page not found\n"},
 		{"directory without index", "", 404, "404 page not found\n"},
 	}
@@ -317,7 +320,12 @@ func TestRunRoot(t *testing.T) {
 				t.Parallel()
 				resp, body := do(t, noRedirects, "GET", srv.url+tc.path, nil)
 				if resp.StatusCode != tc.wantStatus || string(body) != tc.wantBody {
-					t.Errorf("got %d %q, want %d %q", resp.StatusCode, body, tc.wantStatus, tc.wantBody)
+					t.Errorf("got %d %.40q, want %d %.40q", resp.StatusCode, body, tc.wantStatus, tc.wantBody)
+				}
+				// The benchmark's files reach jaws with no compression
+				// wrapper in between (nothing adds Vary) and no cache policy.
+				if strings.HasSuffix(tc.path, ".bin") && (resp.Header.Get("Vary") != "" || resp.Header.Get("Cache-Control") != "") {
+					t.Errorf("Vary %q, Cache-Control %q; want neither", resp.Header.Get("Vary"), resp.Header.Get("Cache-Control"))
 				}
 			})
 		}
