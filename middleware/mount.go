@@ -45,7 +45,7 @@ func Mount(prefix string, h *jaws.Handler) http.Handler {
 		p := r.URL.Path
 		rest, ok := strings.CutPrefix(p, prefix)
 		switch {
-		case !ok || rest != "" && rest[0] != '/':
+		case prefix != "" && (!ok || rest != "" && rest[0] != '/'):
 			http.NotFound(w, r)
 			return
 		case !isCanonical(r):
