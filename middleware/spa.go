@@ -36,8 +36,9 @@ type SPAOptions struct {
 //     to next, or, when next is nil, to h's own 404 and 405 answers
 //     (jaws.Options.NotFound and MethodNotAllowed).
 //
-// A request the handler serves costs one lookup, as with h alone; one that
-// falls back to the index costs a second. Typical uses:
+// A request the handler serves costs one lookup, as with h alone; a miss
+// costs a second, for the index or for h's 404 (and counts twice in
+// h.Stats().Requests). Typical uses:
 //
 //	r.Handle("/*", middleware.SPA(h, middleware.SPAOptions{})(nil))  // chi: owns what no other route takes
 //	r.With(middleware.SPA(h, opts)).NotFound(appNotFound)             // chi: misses to the app's 404

@@ -21,7 +21,9 @@ import (
 //	r.Get("/api/time", timeHandler)
 //
 // Static serves under the path it is given; behind a prefix, strip it first
-// (http.StripPrefix) or use Mount.
+// (http.StripPrefix) or use Mount. Everything under h's root is public to the
+// requests that reach Static: put it after authentication, or give files
+// that need it a root of their own.
 func Static(h *jaws.Handler) func(next http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
