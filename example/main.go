@@ -1,12 +1,22 @@
-// Command example serves a directory with the jaws handler behind a chi
-// router:
+// Command example is a small, realistic application with the jaws handler
+// behind a chi router:
 //
 //	go run ./example                      # the built-in demo site on http://127.0.0.1:8080/
-//	go run ./example -root ./public -addr :8000
+//	go run ./example -root ./public -addr :8000 -log
 //
-// Every path is answered by jaws except /debug/jaws, which returns the
-// handler's counters (jaws.Stats) as JSON. SIGINT or SIGTERM shuts the server
-// down gracefully.
+// The routes:
+//
+//	/api/time, /api/files   the application's JSON API
+//	/debug/jaws             the handler's counters (jaws.Stats) as JSON
+//	/assets/...             the served directory, for assets (middleware.Mount)
+//	/...                    the served directory again, as a single-page app
+//	                        (middleware.SPA): files as they are, index.html for
+//	                        client routes such as /about, 404 for missing assets
+//
+// Both static routes set Cache-Control by the default rules (immutable for
+// fingerprinted names such as app.bce38ee6.js, no-cache for HTML) and
+// compress text when the client asks for it. SIGINT or SIGTERM shuts the
+// server down gracefully.
 package main
 
 import (
@@ -19,23 +29,35 @@ import (
 	"io"
 	"io/fs"
 	"log"
+	"mime"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"github.com/klauspost/compress/gzhttp"
 
 	"github.com/jaws-go/jaws"
+	jawsmw "github.com/jaws-go/jaws/middleware"
 )
 
 // site is the demo site served when no -root is given.
 //
 //go:embed site
 var site embed.FS
+
+func init() {
+	// Go's mime package reads the system's tables, and with
+	// shared-mime-info installed (as with most desktop and browser
+	// packages) ".webm" comes out as audio/webm. The demo's clip is video.
+	mime.AddExtensionType(".webm", "video/webm")
+}
 
 const (
 	defaultAddr     = "127.0.0.1:8080"
@@ -65,6 +87,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	flags.SetOutput(stderr)
 	root := flags.String("root", "", "directory to serve (default: the built-in demo site)")
 	addr := flags.String("addr", defaultAddr, "`host:port` to listen on; port 0 picks a free port")
+	logRequests := flags.Bool("log", false, "log every request to stderr")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
@@ -84,9 +107,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		dir = tmp
 	}
 
-	h, err := jaws.New(dir, jaws.Options{ErrorLog: log.New(stderr, "", log.LstdFlags)})
+	h, err := newHandler(dir, stderr)
 	if err != nil {
 		return err
+	}
+	var requestLog *log.Logger
+	if *logRequests {
+		requestLog = log.New(stderr, "", log.LstdFlags)
+	}
+	router, err := newRouter(h, dir, requestLog)
+	if err != nil {
+		return errors.Join(err, h.Close())
 	}
 
 	ln, err := net.Listen("tcp", *addr)
@@ -94,7 +125,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.Join(err, h.Close())
 	}
 	srv := &http.Server{
-		Handler:           newRouter(h),
+		Handler:           router,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          log.New(stderr, "", log.LstdFlags),
@@ -122,13 +153,184 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return errors.Join(err, h.Close())
 }
 
-// newRouter routes /debug/jaws to the counters and every other path to h.
-func newRouter(h *jaws.Handler) http.Handler {
+// newHandler returns the app's jaws handler for dir: the app's 404 page,
+// errors logged to errorLog.
+func newHandler(dir string, errorLog io.Writer) (*jaws.Handler, error) {
+	return jaws.New(dir, jaws.Options{
+		NotFound: http.HandlerFunc(notFound),
+		ErrorLog: log.New(errorLog, "", log.LstdFlags),
+	})
+}
+
+// newRouter builds the application: its API, the counters, and the files of
+// dir served by h twice, under /assets/ and as a single-page app at /. A
+// non-nil requestLog gets a line per request.
+func newRouter(h *jaws.Handler, dir string, requestLog *log.Logger) (http.Handler, error) {
+	compress, err := compressText()
+	if err != nil {
+		return nil, err
+	}
 	r := chi.NewRouter()
+	if requestLog != nil {
+		r.Use(middleware.RequestLogger(&middleware.DefaultLogFormatter{Logger: requestLog, NoColor: true}))
+	}
 	r.Use(middleware.Recoverer)
+
 	r.Get("/debug/jaws", statsHandler(h))
-	r.Handle("/*", h)
-	return r
+	r.Route("/api", func(r chi.Router) {
+		r.Use(middleware.SetHeader("Cache-Control", "no-store"))
+		r.Get("/time", timeHandler)
+		r.Get("/files", filesHandler(dir))
+		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such API route"})
+		})
+	})
+
+	// The static routes: compression for text, cache policy, then jaws. A
+	// miss under /assets/ is jaws's 404; at / a miss that is a client route
+	// gets index.html, and any other miss jaws's 404.
+	r.Group(func(r chi.Router) {
+		r.Use(compress, jawsmw.CacheControl())
+		r.Mount("/assets", jawsmw.Mount("/assets", h))
+		r.Handle("/*", jawsmw.SPA(h, jawsmw.SPAOptions{})(nil))
+	})
+	return r, nil
+}
+
+// compressMinSize is the smallest body compressText compresses: below it,
+// the gzip framing eats most of the gain.
+const compressMinSize = 512
+
+// compressText returns middleware compressing responses for paths that name
+// text (HTML pages, client routes, CSS, JavaScript, JSON, SVG, ...) when the
+// client accepts gzip or zstd. Other paths (images, video, archives, the
+// benchmark's .bin files) skip the wrapper altogether, so their writer stays
+// the connection's own and jaws's fast paths apply.
+func compressText() (func(http.Handler) http.Handler, error) {
+	gz, err := gzhttp.NewWrapper(gzhttp.MinSize(compressMinSize))
+	if err != nil {
+		return nil, err
+	}
+	return func(next http.Handler) http.Handler {
+		zipped := gz(next)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if isText(r.URL.Path) {
+				zipped.ServeHTTP(w, r)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}, nil
+}
+
+// isText reports whether a URL path names text by its extension; no
+// extension (a directory, a client route) means an HTML page.
+func isText(urlPath string) bool {
+	ext := path.Ext(urlPath)
+	if ext == "" || strings.HasSuffix(urlPath, "/") {
+		return true
+	}
+	ctype, _, _ := strings.Cut(mime.TypeByExtension(ext), ";")
+	switch {
+	case strings.HasPrefix(ctype, "text/"),
+		strings.HasSuffix(ctype, "+xml"), strings.HasSuffix(ctype, "+json"),
+		ctype == "application/javascript", ctype == "application/json",
+		ctype == "application/xml", ctype == "application/wasm":
+		return true
+	}
+	return false
+}
+
+// notFound is the handler's 404 page: HTML for browsers, and net/http's
+// plain text for everything else.
+func notFound(w http.ResponseWriter, r *http.Request) {
+	w.Header().Del("Cache-Control") // the policy was for a file
+	if !strings.Contains(r.Header.Get("Accept"), "text/html") {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusNotFound)
+	io.WriteString(w, notFoundPage)
+}
+
+const notFoundPage = `<!doctype html>
+<html lang="en">
+<meta charset="utf-8">
+<title>Not found · jaws demo</title>
+<link rel="stylesheet" href="/assets/style.css">
+<h1>404: not found</h1>
+<p>Nothing here. <a href="/">Back to the start page</a>.</p>
+</html>
+`
+
+// timeHandler answers with the server's time.
+func timeHandler(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"time": time.Now().UTC().Format(time.RFC3339)})
+}
+
+// maxListed bounds /api/files, for a -root with many files.
+const maxListed = 200
+
+// fileInfo is one entry of /api/files.
+type fileInfo struct {
+	Name         string `json:"name"`
+	Size         int64  `json:"size"`
+	CacheControl string `json:"cacheControl"`
+}
+
+// filesHandler lists the regular files under dir (hidden ones left out, as
+// jaws leaves them out), with the Cache-Control the default rules give each.
+func filesHandler(dir string) http.HandlerFunc {
+	rules := jawsmw.DefaultCacheRules()
+	return func(w http.ResponseWriter, r *http.Request) {
+		list := []fileInfo{}
+		err := fs.WalkDir(os.DirFS(dir), ".", func(name string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case name != "." && strings.HasPrefix(d.Name(), "."):
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			case !d.Type().IsRegular():
+				return nil
+			case len(list) == maxListed:
+				return fs.SkipAll
+			}
+			info, err := d.Info()
+			if err != nil {
+				return nil // gone since the listing
+			}
+			fi := fileInfo{Name: name, Size: info.Size()}
+			for _, rule := range rules {
+				if rule.Match == nil || rule.Match("/"+name) {
+					fi.CacheControl = rule.Value
+					break
+				}
+			}
+			list = append(list, fi)
+			return nil
+		})
+		if err != nil {
+			writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "listing failed"})
+			return
+		}
+		writeJSON(w, http.StatusOK, list)
+	}
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	body, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	w.Write(append(body, '\n'))
 }
 
 // statsHandler answers with h.Stats() as indented JSON.

@@ -3,9 +3,12 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"io/fs"
 	"mime"
@@ -13,6 +16,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,6 +27,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/jaws-go/jaws"
+	jawsmw "github.com/jaws-go/jaws/middleware"
 )
 
 // running is one call of run in the background.
@@ -71,9 +76,11 @@ func startRun(t *testing.T, args ...string) *running {
 	return &running{url: rest[i+len(" on "):], dir: rest[:i], stop: stop}
 }
 
-// noRedirects is a client that returns redirects instead of following them.
+// noRedirects is a client that returns redirects instead of following them
+// and that does not ask for compression unless a test does.
 var noRedirects = &http.Client{
 	Timeout:       30 * time.Second,
+	Transport:     &http.Transport{DisableCompression: true},
 	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 }
 
@@ -108,6 +115,34 @@ func siteFile(t *testing.T, name string) []byte {
 	return b
 }
 
+// appScript is the name of the demo's fingerprinted script.
+func appScript(t *testing.T) string {
+	t.Helper()
+	names, err := fs.Glob(site, "site/app.*.js")
+	if err != nil || len(names) != 1 {
+		t.Fatalf("want one site/app.HASH.js, found %q (%v)", names, err)
+	}
+	return path.Base(names[0])
+}
+
+// TestFingerprint: the script's name carries the hash of its content, as a
+// build tool would write it, so the immutable cache rule is honest; and the
+// index page loads that name.
+func TestFingerprint(t *testing.T) {
+	t.Parallel()
+	name := appScript(t)
+	sum := sha256.Sum256(siteFile(t, name))
+	if want := "app." + hex.EncodeToString(sum[:])[:8] + ".js"; name != want {
+		t.Errorf("site/%s holds content whose name is %s: rename it and update index.html", name, want)
+	}
+	if !jawsmw.Fingerprinted("/" + name) {
+		t.Errorf("%s is not taken for a fingerprinted name", name)
+	}
+	if !strings.Contains(string(siteFile(t, "index.html")), `src="/assets/`+name+`"`) {
+		t.Errorf("index.html does not load /assets/%s", name)
+	}
+}
+
 func TestRunDemoSite(t *testing.T) {
 	t.Parallel()
 	srv := startRun(t, "-addr", "127.0.0.1:0")
@@ -118,7 +153,8 @@ func TestRunDemoSite(t *testing.T) {
 		t.Fatalf("demo site not copied out: %v", err)
 	}
 
-	css := siteFile(t, "style.css")
+	css, index, script, clip := siteFile(t, "style.css"), siteFile(t, "index.html"), appScript(t), siteFile(t, "video.webm")
+	html := http.Header{"Accept": {"text/html,application/xhtml+xml,*/*;q=0.8"}}
 	cases := []struct {
 		name       string
 		method     string
@@ -128,24 +164,45 @@ func TestRunDemoSite(t *testing.T) {
 		wantType   string // "" skips the check
 		wantBody   []byte // nil skips the check
 		wantHeader map[string]string
+		lookups    uint64 // requests the jaws handler sees: 1 unless set
+		plainSize  int    // for a compressed response, the size before compression
 	}{
-		{name: "index", method: "GET", path: "", wantStatus: 200, wantType: mime.TypeByExtension(".html"), wantBody: siteFile(t, "index.html")},
+		{name: "index", method: "GET", path: "", wantStatus: 200, wantType: mime.TypeByExtension(".html"), wantBody: index,
+			wantHeader: map[string]string{"Cache-Control": "no-cache"}},
 		{name: "stylesheet", method: "GET", path: "style.css", wantStatus: 200, wantType: mime.TypeByExtension(".css"), wantBody: css,
-			wantHeader: map[string]string{"Content-Length": strconv.Itoa(len(css)), "Accept-Ranges": "bytes"}},
-		{name: "script", method: "GET", path: "app.js", wantStatus: 200, wantType: mime.TypeByExtension(".js"), wantBody: siteFile(t, "app.js")},
-		{name: "logo", method: "GET", path: "logo.svg", wantStatus: 200, wantType: mime.TypeByExtension(".svg"), wantBody: siteFile(t, "logo.svg")},
+			wantHeader: map[string]string{"Content-Length": strconv.Itoa(len(css)), "Accept-Ranges": "bytes", "Cache-Control": ""}},
+		{name: "asset", method: "GET", path: "assets/style.css", wantStatus: 200, wantType: mime.TypeByExtension(".css"), wantBody: css},
+		{name: "fingerprinted script", method: "GET", path: "assets/" + script, wantStatus: 200, wantType: mime.TypeByExtension(".js"), wantBody: siteFile(t, script),
+			wantHeader: map[string]string{"Cache-Control": "public, max-age=31536000, immutable"}},
+		{name: "logo", method: "GET", path: "assets/logo.svg", wantStatus: 200, wantType: mime.TypeByExtension(".svg"), wantBody: siteFile(t, "logo.svg")},
+		{name: "video range", method: "GET", path: "assets/video.webm", header: http.Header{"Range": {"bytes=1000-"}}, wantStatus: 206, wantType: "video/webm", wantBody: clip[1000:],
+			wantHeader: map[string]string{"Content-Range": fmt.Sprintf("bytes 1000-%d/%d", len(clip)-1, len(clip))}},
 		{name: "docs index", method: "GET", path: "docs/", wantStatus: 200, wantType: mime.TypeByExtension(".html"), wantBody: siteFile(t, "docs/index.html")},
 		{name: "head", method: "HEAD", path: "style.css", wantStatus: 200, wantType: mime.TypeByExtension(".css"), wantBody: []byte{},
 			wantHeader: map[string]string{"Content-Length": strconv.Itoa(len(css))}},
 		{name: "range", method: "GET", path: "style.css", header: http.Header{"Range": {"bytes=0-15"}}, wantStatus: 206, wantBody: css[:16],
 			wantHeader: map[string]string{"Content-Range": "bytes 0-15/" + strconv.Itoa(len(css))}},
+		{name: "compressed", method: "GET", path: "assets/style.css", header: http.Header{"Accept-Encoding": {"gzip"}}, wantStatus: 200,
+			wantHeader: map[string]string{"Content-Encoding": "gzip", "Vary": "Accept-Encoding"}, plainSize: len(css)},
+		{name: "video not compressed", method: "GET", path: "assets/video.webm", header: http.Header{"Accept-Encoding": {"gzip"}}, wantStatus: 200, wantBody: clip,
+			wantHeader: map[string]string{"Content-Encoding": ""}},
+		{name: "client route", method: "GET", path: "about", header: html, wantStatus: 200, wantType: mime.TypeByExtension(".html"), wantBody: index,
+			wantHeader: map[string]string{"Cache-Control": "no-cache", "Vary": "Accept-Encoding, Accept"}, lookups: 2},
+		{name: "client route, compressed", method: "GET", path: "video", header: http.Header{"Accept": html["Accept"], "Accept-Encoding": {"gzip"}}, wantStatus: 200,
+			wantHeader: map[string]string{"Content-Encoding": "gzip", "Vary": "Accept-Encoding, Accept"}, lookups: 2, plainSize: len(index)},
+		{name: "client route without Accept", method: "GET", path: "about", wantStatus: 404, wantBody: []byte("404 page not found\n"), lookups: 2},
+		{name: "missing asset", method: "GET", path: "assets/missing.js", header: html, wantStatus: 404, wantType: "text/html; charset=utf-8",
+			wantBody: []byte(notFoundPage), wantHeader: map[string]string{"Cache-Control": ""}},
+		{name: "missing at the root", method: "GET", path: "no-such-file.js", wantStatus: 404, lookups: 2},
+		{name: "assets without slash", method: "GET", path: "assets", wantStatus: 301, wantHeader: map[string]string{"Location": "./assets/"}},
 		{name: "directory redirect", method: "GET", path: "docs", wantStatus: 301, wantHeader: map[string]string{"Location": "docs/"}},
 		{name: "index.html redirect", method: "GET", path: "index.html", wantStatus: 301, wantHeader: map[string]string{"Location": "./"}},
-		{name: "missing", method: "GET", path: "no-such-file", wantStatus: 404},
 		{name: "post", method: "POST", path: "", wantStatus: 405, wantHeader: map[string]string{"Allow": "GET, HEAD"}},
+		{name: "API", method: "GET", path: "api/time", wantStatus: 200, wantType: "application/json"},
+		{name: "API 404", method: "GET", path: "api/nope", header: html, wantStatus: 404, wantType: "application/json"},
 	}
 	var mu sync.Mutex
-	var bodyResponses, bodyBytes uint64 // what jaws should count as transfers
+	var bodyResponses, bodyBytes, jawsRequests uint64 // what jaws should count
 	t.Run("requests", func(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
@@ -161,15 +218,27 @@ func TestRunDemoSite(t *testing.T) {
 					t.Errorf("body is %d bytes %.40q..., want %d bytes %.40q...", len(body), body, len(tc.wantBody), tc.wantBody)
 				}
 				for k, want := range tc.wantHeader {
-					if got := resp.Header.Get(k); got != want {
+					if got := strings.Join(resp.Header.Values(k), ", "); got != want {
 						t.Errorf("%s: %q, want %q", k, got, want)
 					}
 				}
-				if resp.StatusCode == 200 || resp.StatusCode == 206 {
-					mu.Lock()
+				n := tc.lookups
+				switch {
+				case strings.HasPrefix(tc.path, "api/"), tc.path == "assets":
+					n = 0
+				case n == 0:
+					n = 1
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				jawsRequests += n
+				if (resp.StatusCode == 200 || resp.StatusCode == 206) && n > 0 {
 					bodyResponses++
-					bodyBytes += uint64(len(body))
-					mu.Unlock()
+					if resp.Header.Get("Content-Encoding") == "" {
+						bodyBytes += uint64(len(body))
+					} else {
+						bodyBytes += uint64(tc.plainSize) // jaws counts what it wrote
+					}
 				}
 			})
 		}
@@ -183,14 +252,30 @@ func TestRunDemoSite(t *testing.T) {
 	if err := json.Unmarshal(body, &st); err != nil {
 		t.Fatalf("/debug/jaws: %v in %s", err, body)
 	}
-	if st.Requests != uint64(len(cases)) {
-		t.Errorf("Stats.Requests = %d, want %d (one per request case; /debug/jaws is not served by jaws)", st.Requests, len(cases))
+	if st.Requests != jawsRequests {
+		t.Errorf("Stats.Requests = %d, want %d (one per request case, two for SPA misses; the API and /debug/jaws are not served by jaws)", st.Requests, jawsRequests)
 	}
 	if n := st.Memory.Responses + st.ZeroCopy.Responses + st.Fallback.Responses; n != bodyResponses {
 		t.Errorf("responses counted over all paths = %d, want %d", n, bodyResponses)
 	}
 	if n := st.Memory.Bytes + st.ZeroCopy.Bytes + st.Fallback.Bytes; n != bodyBytes {
 		t.Errorf("bytes counted over all paths = %d, want %d", n, bodyBytes)
+	}
+
+	resp, body = do(t, noRedirects, "GET", srv.url+"api/files", nil)
+	var files []fileInfo
+	if err := json.Unmarshal(body, &files); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("/api/files: %d, %v in %s", resp.StatusCode, err, body)
+	}
+	listed := map[string]fileInfo{}
+	for _, f := range files {
+		listed[f.Name] = f
+	}
+	if f := listed[script]; f.Size != int64(len(siteFile(t, script))) || f.CacheControl != jawsmw.CacheImmutable {
+		t.Errorf("/api/files lists %s as %+v", script, f)
+	}
+	if f := listed["index.html"]; f.CacheControl != jawsmw.CacheNoCache {
+		t.Errorf("/api/files lists index.html as %+v", f)
 	}
 
 	if err := srv.stop(); err != nil {
@@ -207,7 +292,8 @@ func TestRunDemoSite(t *testing.T) {
 func TestRunRoot(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	for name, content := range map[string]string{"hello.txt": "hello, jaws\n", ".secret": "token"} {
+	bin := strings.Repeat("\x00\x01jaws", 1<<10) // as the load benchmark's NAME.bin
+	for name, content := range map[string]string{"hello.txt": "hello, jaws\n", ".secret": "token", "10k.bin": bin} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -223,6 +309,8 @@ func TestRunRoot(t *testing.T) {
 		wantBody   string
 	}{
 		{"file", "hello.txt", 200, "hello, jaws\n"},
+		{"asset", "assets/hello.txt", 200, "hello, jaws\n"},
+		{"binary file", "10k.bin", 200, bin},
 		{"dotfile", ".secret", 404, "404 page not found\n"},
 		{"directory without index", "", 404, "404 page not found\n"},
 	}
@@ -232,7 +320,12 @@ func TestRunRoot(t *testing.T) {
 				t.Parallel()
 				resp, body := do(t, noRedirects, "GET", srv.url+tc.path, nil)
 				if resp.StatusCode != tc.wantStatus || string(body) != tc.wantBody {
-					t.Errorf("got %d %q, want %d %q", resp.StatusCode, body, tc.wantStatus, tc.wantBody)
+					t.Errorf("got %d %.40q, want %d %.40q", resp.StatusCode, body, tc.wantStatus, tc.wantBody)
+				}
+				// The benchmark's files reach jaws with no compression
+				// wrapper in between (nothing adds Vary) and no cache policy.
+				if strings.HasSuffix(tc.path, ".bin") && (resp.Header.Get("Vary") != "" || resp.Header.Get("Cache-Control") != "") {
+					t.Errorf("Vary %q, Cache-Control %q; want neither", resp.Header.Get("Vary"), resp.Header.Get("Cache-Control"))
 				}
 			})
 		}
@@ -317,33 +410,67 @@ func TestReadmeMounts(t *testing.T) {
 	cases := []struct {
 		name   string
 		prefix string // where the site's root appears, "" or "/name"
+		spa    bool   // client routes get index.html
 		mux    func() http.Handler
 	}{
-		{"net/http root", "", func() http.Handler {
+		{name: "net/http root", mux: func() http.Handler {
 			mux := http.NewServeMux()
 			mux.Handle("/", h)
 			return mux
 		}},
-		{"net/http StripPrefix", "/static", func() http.Handler {
+		{name: "net/http StripPrefix", prefix: "/static", mux: func() http.Handler {
 			mux := http.NewServeMux()
 			mux.Handle("/static/", http.StripPrefix("/static", h))
 			return mux
 		}},
-		{"net/http StripPrefix with slash", "/files", func() http.Handler {
+		{name: "net/http StripPrefix with slash", prefix: "/files", mux: func() http.Handler {
 			mux := http.NewServeMux()
 			mux.Handle("/files/", http.StripPrefix("/files/", h))
 			return mux
 		}},
-		{"chi catch-all", "", func() http.Handler {
+		{name: "net/http middleware.Mount", prefix: "/assets", mux: func() http.Handler {
+			mux := http.NewServeMux()
+			mux.Handle("/assets/", jawsmw.Mount("/assets", h))
+			return mux
+		}},
+		{name: "chi catch-all", mux: func() http.Handler {
 			r := chi.NewRouter()
 			r.Handle("/*", h)
 			return r
 		}},
-		{"chi Mount", "/assets", func() http.Handler {
+		{name: "chi Mount", prefix: "/assets", mux: func() http.Handler {
+			r := chi.NewRouter()
+			r.Get("/", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "app") })
+			r.Mount("/assets", jawsmw.Mount("/assets", h))
+			return r
+		}},
+		{name: "chi Mount with CacheControl", prefix: "/assets", mux: func() http.Handler {
+			r := chi.NewRouter()
+			r.With(jawsmw.CacheControl()).Mount("/assets", jawsmw.Mount("/assets", h))
+			return r
+		}},
+		{name: "chi Mount with StripPrefix", prefix: "/assets", mux: func() http.Handler {
 			r := chi.NewRouter()
 			r.Get("/", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "app") })
 			r.Mount("/assets", http.StripPrefix("/assets", h))
 			return r
+		}},
+		{name: "chi Use Static", mux: func() http.Handler {
+			r := chi.NewRouter()
+			r.Use(jawsmw.Static(h))
+			r.Get("/api/time", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "now") })
+			return r
+		}},
+		{name: "chi SPA", spa: true, mux: func() http.Handler {
+			r := chi.NewRouter()
+			r.Get("/api/time", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "now") })
+			r.Handle("/*", jawsmw.SPA(h, jawsmw.SPAOptions{})(nil))
+			return r
+		}},
+		{name: "net/http SPA", spa: true, mux: func() http.Handler {
+			mux := http.NewServeMux()
+			mux.Handle("/", jawsmw.SPA(h, jawsmw.SPAOptions{})(nil))
+			return mux
 		}},
 	}
 	for _, tc := range cases {
@@ -370,6 +497,14 @@ func TestReadmeMounts(t *testing.T) {
 			resp, _ = do(t, c, "GET", base+"/no-such-file", nil)
 			if resp.StatusCode != 404 {
 				t.Errorf("GET %s/no-such-file: %d, want 404", tc.prefix, resp.StatusCode)
+			}
+			html := http.Header{"Accept": {"text/html"}}
+			resp, body = do(t, c, "GET", base+"/about", html)
+			if tc.spa && (resp.StatusCode != 200 || string(body) != string(siteFile(t, "index.html"))) {
+				t.Errorf("GET %s/about: %d, %d bytes; want 200 and index.html", tc.prefix, resp.StatusCode, len(body))
+			}
+			if !tc.spa && resp.StatusCode != 404 {
+				t.Errorf("GET %s/about: %d, want 404", tc.prefix, resp.StatusCode)
 			}
 		})
 	}
