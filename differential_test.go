@@ -110,7 +110,8 @@ func diffCases() []diffCase {
 	add("index/dir", "GET", "/dir/")
 	add("index/sub", "GET", "/dir/sub/")
 	add("index/head", "HEAD", "/dir/")
-	add("index/double-slash", "GET", "/dir//")
+	// "/dir//" is not compared: jaws answers paths not in canonical form
+	// with 404 (TestNonCanonicalPaths), http.FileServer cleans them.
 
 	// Canonical redirects.
 	add("redirect/dir", "GET", "/dir")

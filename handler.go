@@ -219,7 +219,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next http.Handle
 		return
 	}
 	name, ok := cleanName(r.URL.Path, h.opts.ServeDotFiles)
-	if !ok {
+	if !ok || !isCanonical(r.URL) {
 		h.notFound(w, r, next)
 		return
 	}
@@ -266,6 +266,7 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request, next http.Han
 	case next != nil:
 		next.ServeHTTP(w, r)
 	case h.opts.NotFound != nil:
+		dropSuccessHeaders(w.Header())
 		h.opts.NotFound.ServeHTTP(w, r)
 	default:
 		h.serveError(w, http.StatusNotFound)
@@ -280,6 +281,7 @@ func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request, next 
 	}
 	w.Header().Set("Allow", "GET, HEAD")
 	if h.opts.MethodNotAllowed != nil {
+		dropSuccessHeaders(w.Header())
 		h.opts.MethodNotAllowed.ServeHTTP(w, r)
 		return
 	}
@@ -417,13 +419,19 @@ func (h *Handler) fail(w http.ResponseWriter, err error) {
 	h.serveError(w, code)
 }
 
-// serveError writes a plain-text error, dropping the validators and caching
-// headers meant for a successful response, as net/http does since Go 1.23.
-func (h *Handler) serveError(w http.ResponseWriter, code int) {
-	hdr := w.Header()
+// dropSuccessHeaders removes what outer handlers set for a successful
+// response (a year of "immutable" caching for a fingerprinted name, say)
+// before an error page goes out, as net/http does since Go 1.23.
+func dropSuccessHeaders(hdr http.Header) {
 	for _, k := range []string{"Cache-Control", "Content-Encoding", "Etag", "Last-Modified"} {
 		delete(hdr, k)
 	}
+}
+
+// serveError writes a plain-text error, dropping the validators and caching
+// headers meant for a successful response, as net/http does since Go 1.23.
+func (h *Handler) serveError(w http.ResponseWriter, code int) {
+	dropSuccessHeaders(w.Header())
 	text := strconv.Itoa(code) + " " + http.StatusText(code)
 	if code == http.StatusNotFound {
 		text = "404 page not found" // http.FileServer's wording

@@ -1,6 +1,9 @@
 package jaws
 
 import (
+	"bufio"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -69,5 +72,47 @@ func TestNotFoundAndMethodNotAllowedOptions(t *testing.T) {
 	h.ServeHTTP(w, httptest.NewRequest("DELETE", "/a.txt", nil))
 	if w.Code != 405 || w.Body.String() != "custom 405" || w.Header().Get("Allow") != "GET, HEAD" {
 		t.Errorf("DELETE: %d %q Allow %q", w.Code, w.Body, w.Header().Get("Allow"))
+	}
+}
+
+// TestNonCanonicalPaths: a path a router would match differently from what
+// it cleans to is 404 (or next's, with ServeNext), so a route guarding
+// "/private/*" cannot be bypassed through "/*".
+func TestNonCanonicalPaths(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(dir, "private"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "private", "secret.txt"), []byte("secret"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "a+b.txt"), []byte("plus"), 0o644))
+	h := newTestHandler(t, dir, Options{})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	tests := []struct {
+		name, path string
+		want       int
+	}{
+		{"canonical", "/private/secret.txt", 200},
+		{"dot-dot segment", "/x/../private/secret.txt", 404},
+		{"dot segment", "/./private/secret.txt", 404},
+		{"empty segment", "//private/secret.txt", 404},
+		{"encoded unreserved", "/priv%61te/secret.txt", 404},
+		{"encoded slash", "/private%2Fsecret.txt", 404},
+		{"encoded dot", "/private/secret%2etxt", 404},
+		{"encoded reserved is fine", "/a%2Bb.txt", 200},
+		{"plain reserved", "/a+b.txt", 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := net.Dial("tcp", srv.Listener.Addr().String())
+			must(t, err)
+			defer c.Close()
+			fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", tt.path)
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			must(t, err)
+			if resp.StatusCode != tt.want {
+				t.Errorf("GET %s: %d, want %d", tt.path, resp.StatusCode, tt.want)
+			}
+		})
 	}
 }

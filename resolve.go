@@ -3,8 +3,10 @@ package jaws
 import (
 	"errors"
 	"io/fs"
+	"net/url"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -31,6 +33,44 @@ func cleanName(urlPath string, serveDot bool) (name string, ok bool) {
 		return ".", true
 	}
 	return p[1:], true
+}
+
+// isCanonical reports whether the request path is in the form routers match
+// on: no dot or empty segments, and no percent-encoded "/" or unreserved
+// character (RFC 3986 §2.3 says those must not be encoded). A router in
+// front, such as chi with an auth group, matches the path as sent; if jaws
+// served what such a path cleans to, "/x/../private/a", "//private/a",
+// "/priv%61te/a" or "/private%2Fa" would reach a file that a route guards.
+// net/http.ServeMux redirects such paths before any handler sees them.
+func isCanonical(u *url.URL) bool {
+	p := u.Path
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // as left by http.StripPrefix
+	}
+	c := path.Clean(p)
+	if c != "/" && strings.HasSuffix(p, "/") {
+		c += "/"
+	}
+	if c != p {
+		return false
+	}
+	for raw := u.RawPath; ; raw = raw[3:] {
+		i := strings.IndexByte(raw, '%')
+		if i < 0 || i+3 > len(raw) {
+			break
+		}
+		raw = raw[i:]
+		b, err := strconv.ParseUint(raw[1:3], 16, 8)
+		if err != nil || b == '/' || unreserved(byte(b)) {
+			return false
+		}
+	}
+	return true
+}
+
+func unreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '.' || c == '_' || c == '~'
 }
 
 // hasHiddenElem reports whether any element of the cleaned path starts with a
