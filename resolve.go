@@ -143,7 +143,7 @@ func errorStatus(err error) int {
 	switch {
 	case errors.Is(err, fs.ErrPermission):
 		return 403
-	case errors.Is(err, os.ErrClosed):
+	case errors.Is(err, os.ErrClosed), errors.Is(err, errChanged):
 		return 503
 	case errors.Is(err, syscall.EIO), errors.Is(err, syscall.EMFILE),
 		errors.Is(err, syscall.ENFILE), errors.Is(err, syscall.ENOMEM):
