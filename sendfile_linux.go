@@ -3,7 +3,6 @@ package jaws
 import (
 	"net"
 	"os"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -24,20 +23,11 @@ var testHookSendfile func(n int, err error)
 // A closed stop ends the transfer: cancel closes it and then sets a past
 // deadline, so checking it after each renewal of the deadline cannot miss it.
 func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, timeout time.Duration, chunk int64, stop <-chan struct{}) (written int64, handled bool, err error) {
-	sc, ok := c.(syscall.Conn)
+	rc, fd, ok := rawConns(c, f)
 	if !ok {
 		return 0, false, nil
 	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return 0, false, nil
-	}
-	fc, err := f.SyscallConn()
-	if err != nil {
-		return 0, false, nil
-	}
-	var src int
-	fc.Control(func(fd uintptr) { src = int(fd) })
+	src := int(fd)
 
 	renew := func() error {
 		c.SetWriteDeadline(time.Now().Add(timeout))

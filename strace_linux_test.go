@@ -11,45 +11,20 @@ import (
 )
 
 // TestStraceHitOpensNothing re-runs itself under strace and checks that
-// cache hits make no open system call for the file: only the directories
-// os.Root walks through for a nested name, with O_DIRECTORY.
+// cache hits make no open system call for the file; on Linux they make none
+// at all, since one fstatat confirms a hit (statDir).
 func TestStraceHitOpensNothing(t *testing.T) {
 	if dir := os.Getenv("JAWS_STRACE_CHILD"); dir != "" {
 		straceChild(t, dir)
 		return
 	}
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		t.Skip("strace not installed")
-	}
 	dir := t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
 	must(t, os.WriteFile(filepath.Join(dir, "hit.txt"), []byte("top"), 0o644))
 	must(t, os.WriteFile(filepath.Join(dir, "sub", "nested.txt"), []byte("nested"), 0o644))
-	trace := filepath.Join(t.TempDir(), "trace")
-	cmd := exec.Command(strace, "-f", "-qq", "-e", "trace=open,openat,openat2", "-o", trace,
-		os.Args[0], "-test.run=^TestStraceHitOpensNothing$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "JAWS_STRACE_CHILD="+dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("child under strace: %v\n%s", err, out)
-	}
-	b, err := os.ReadFile(trace)
-	must(t, err)
-	lines := strings.Split(string(b), "\n")
-	begin, end := -1, -1
-	for i, l := range lines {
-		switch {
-		case strings.Contains(l, "jaws-strace-begin"):
-			begin = i
-		case strings.Contains(l, "jaws-strace-end"):
-			end = i
-		}
-	}
-	if begin < 0 || end < begin {
-		t.Fatalf("markers not found in the trace:\n%s", b)
-	}
+	lines := underStrace(t, "TestStraceHitOpensNothing", "JAWS_STRACE_CHILD", dir, "open,openat,openat2")
 	dirOpens := 0
-	for _, l := range lines[begin+1 : end] {
+	for _, l := range lines {
 		if strings.Contains(l, "hit.txt") || strings.Contains(l, "nested.txt") {
 			t.Errorf("a hit opened the file: %s", l)
 		}
@@ -88,38 +63,13 @@ func TestStraceZeroCopy(t *testing.T) {
 		straceZeroCopyChild(t, dir)
 		return
 	}
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		t.Skip("strace not installed")
-	}
 	dir := t.TempDir()
 	const size = 1 << 20
 	must(t, os.WriteFile(filepath.Join(dir, "big.bin"), randomBytes(size), 0o644))
-	trace := filepath.Join(t.TempDir(), "trace")
-	cmd := exec.Command(strace, "-f", "-qq", "-e", "trace=sendfile,sendmsg,write,writev,openat", "-o", trace,
-		os.Args[0], "-test.run=^TestStraceZeroCopy$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "JAWS_STRACE_ZEROCOPY="+dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("child under strace: %v\n%s", err, out)
-	}
-	b, err := os.ReadFile(trace)
-	must(t, err)
-	lines := strings.Split(string(b), "\n")
-	begin, end := -1, -1
-	for i, l := range lines {
-		switch {
-		case strings.Contains(l, "jaws-strace-begin"):
-			begin = i
-		case strings.Contains(l, "jaws-strace-end"):
-			end = i
-		}
-	}
-	if begin < 0 || end < begin {
-		t.Fatalf("markers not found in the trace")
-	}
+	lines := underStrace(t, "TestStraceZeroCopy", "JAWS_STRACE_ZEROCOPY", dir, "sendfile,sendmsg,write,writev,openat")
 	var heads, sendfiles int
 	var sent int64
-	for _, l := range lines[begin+1 : end] {
+	for _, l := range lines {
 		switch {
 		case strings.Contains(l, "openat(") && strings.Contains(l, "big.bin"):
 			t.Errorf("a request opened the file: %s", l)
@@ -162,4 +112,39 @@ func straceZeroCopyChild(t *testing.T, dir string) {
 	if s := h.Stats(); s.ZeroCopy.Responses != 4 {
 		t.Fatalf("%d zero-copy responses, want 4", s.ZeroCopy.Responses)
 	}
+}
+
+// underStrace re-runs test in a child process under strace, tracing the
+// given system calls, with env set to dir so the child knows its part, and
+// returns the trace lines the child wrote between its begin and end markers
+// (failed opens of /nonexistent/jaws-strace-begin and -end).
+func underStrace(t *testing.T, test, env, dir, calls string) []string {
+	t.Helper()
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("strace not installed")
+	}
+	trace := filepath.Join(t.TempDir(), "trace")
+	cmd := exec.Command(strace, "-f", "-qq", "-e", "trace="+calls, "-o", trace,
+		os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env+"="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child under strace: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(trace)
+	must(t, err)
+	lines := strings.Split(string(b), "\n")
+	begin, end := -1, -1
+	for i, l := range lines {
+		switch {
+		case strings.Contains(l, "jaws-strace-begin"):
+			begin = i
+		case strings.Contains(l, "jaws-strace-end"):
+			end = i
+		}
+	}
+	if begin < 0 || end < begin {
+		t.Fatalf("markers not found in the trace:\n%s", b)
+	}
+	return lines[begin+1 : end]
 }

@@ -34,20 +34,11 @@ var clientSlots = func() chan struct{} {
 // edition; nothing was written then. A closed stop cancels the call in
 // flight.
 func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, timeout time.Duration, chunk int64, stop <-chan struct{}) (written int64, handled bool, err error) {
-	sc, ok := c.(syscall.Conn)
+	rc, fd, ok := rawConns(c, f)
 	if !ok {
 		return 0, false, nil
 	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return 0, false, nil
-	}
-	fc, err := f.SyscallConn()
-	if err != nil {
-		return 0, false, nil
-	}
-	var file windows.Handle
-	fc.Control(func(fd uintptr) { file = windows.Handle(fd) })
+	file := windows.Handle(fd)
 	if clientSlots != nil {
 		select {
 		case clientSlots <- struct{}{}:

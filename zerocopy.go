@@ -6,10 +6,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"reflect"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -255,6 +257,26 @@ func (c *replayConn) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	return c.Conn.Read(p)
+}
+
+// rawConns returns what a zero-copy call needs: the socket of c, and the
+// descriptor (or handle) of f, which the caller must not use after f is
+// closed. ok is false when c exposes no socket.
+func rawConns(c net.Conn, f *os.File) (rc syscall.RawConn, fd uintptr, ok bool) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return nil, 0, false
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil, 0, false
+	}
+	fc, err := f.SyscallConn()
+	if err != nil {
+		return nil, 0, false
+	}
+	fc.Control(func(d uintptr) { fd = d })
+	return rc, fd, true
 }
 
 // netConn returns the connection beneath jaws's own wrapper, for sendFile.
