@@ -21,7 +21,7 @@ usage: bench/run.sh [-quick] [-runs N] [-duration D] [-sizes LIST] [-conns N]
   -sizes LIST     comma-separated file sizes (default 1K,16K,64K,256K,1M,10M,100M)
   -conns N        wrk connections for files under 10 MiB (default 32)
   -bigconns N     wrk connections for files of 10 MiB and more (default 4)
-  -servers LIST   comma-separated subset of jaws,stdlib,ceiling,ceiling-min,nginx
+  -servers LIST   comma-separated subset of jaws,jaws-bare,stdlib,ceiling,ceiling-min,nginx
   -quiet CPUS     other processes using more CPU than this during a measurement
                   disturb it (default 0.10: a tenth of one CPU)
   -retries N      measure a disturbed cell again, at most N times (default 2)
@@ -39,7 +39,7 @@ quiet=0.10
 sizes=1K,16K,64K,256K,1M,10M,100M
 conns=32
 bigconns=4
-servers=jaws,stdlib,ceiling,ceiling-min,nginx
+servers=jaws,jaws-bare,stdlib,ceiling,ceiling-min,nginx
 out=
 quick=false
 while [ $# -gt 0 ]; do
@@ -131,7 +131,7 @@ done
 log "files: ${size_list[*]} in $www"
 
 # --- servers -----------------------------------------------------------------
-declare -A url
+declare -A url spid
 free_port() {
 	local p
 	for _ in $(seq 100); do
@@ -161,6 +161,7 @@ start_go() { # name binary args...
 	shift
 	GOMAXPROCS=1 taskset -c 0 "$@" >"$tmp/$name.log" 2>&1 &
 	pids+=($!)
+	spid[$name]=$!
 	url[$name]=$(wait_url "$name" "$tmp/$name.log")
 }
 start_nginx() {
@@ -200,11 +201,13 @@ EOF
 	echo "nginx serving $www on http://127.0.0.1:$port/" >"$tmp/nginx.log"
 	taskset -c 0 nginx -p "$p/" -c "$p/nginx.conf" -e "$p/logs/error.log" >>"$tmp/nginx.log" 2>&1 &
 	pids+=($!)
+	spid[nginx]=$!
 	url[nginx]=$(wait_url nginx "$tmp/nginx.log")
 }
 for srv in "${server_list[@]}"; do
 	case $srv in
 	jaws) start_go jaws "$tmp/bin/example" -root "$www" -addr 127.0.0.1:0 ;;
+	jaws-bare) start_go jaws-bare "$tmp/bin/peers" -mode jaws -root "$www" -addr 127.0.0.1:0 ;;
 	stdlib | ceiling | ceiling-min) start_go "$srv" "$tmp/bin/peers" -mode "$srv" -root "$www" -addr 127.0.0.1:0 ;;
 	nginx) start_nginx ;;
 	*) die "unknown server $srv" ;;
@@ -276,6 +279,9 @@ snapshot() { # file: "pid ticks" of user processes outside this session
 others() { # before after seconds: CPUs used by other processes in between
 	awk -v secs="$3" -v hz="$hz" 'NR == FNR { t[$1] = $2; next } { d += $2 - t[$1] } END { printf "%.2f\n", d / hz / secs }' "$1" "$2"
 }
+cpu_ticks() { # pid: its user and system time in clock ticks
+	cut -d')' -f2- "/proc/$1/stat" | awk '{ print $12 + $13 }'
+}
 busy() { awk -v a="$1" -v b="$quiet" 'BEGIN { exit !(a > b) }'; }
 now() { date +%s.%N; }
 wait_quiet() { # until other processes use less than $quiet CPUs, for 30 s at most
@@ -291,15 +297,17 @@ wait_quiet() { # until other processes use less than $quiet CPUs, for 30 s at mo
 	log "still busy after 30 s; measuring anyway"
 }
 measure() { # server size mode run
-	local srv=$1 s=$2 mode=$3 run=$4 c=$conns hdr=() res t0 t1 other attempt
+	local srv=$1 s=$2 mode=$3 run=$4 c=$conns hdr=() res t0 t1 c0 c1 other attempt
 	[ "$(bytes_of "$s")" -ge $((10 << 20)) ] && c=$bigconns
 	[ "$mode" = close ] && hdr=(-H 'Connection: close')
 	for attempt in $(seq 0 "$retries"); do
 		wait_quiet
 		snapshot "$tmp/s0"
+		c0=$(cpu_ticks "${spid[$srv]}")
 		t0=$(now)
 		taskset -c 1 wrk -t1 -c"$c" -d"$duration" --timeout 30s --latency "${hdr[@]}" "${url[$srv]}$s.bin" >"$tmp/wrk.out"
 		t1=$(now)
+		c1=$(cpu_ticks "${spid[$srv]}")
 		snapshot "$tmp/s1"
 		other=$(others "$tmp/s0" "$tmp/s1" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
 		if ! res=$(parse_wrk <"$tmp/wrk.out"); then
@@ -309,7 +317,7 @@ measure() { # server size mode run
 		busy "$other" || break
 		[ "$attempt" -lt "$retries" ] && log "run $run $s $mode $srv: disturbed (other processes used $other CPUs), again"
 	done
-	echo "$run,$s,$(bytes_of "$s"),$srv,$mode,$c,${duration%s},$res,$other,$attempt" >>"$out/raw/results.csv"
+	echo "$run,$s,$(bytes_of "$s"),$srv,$mode,$c,${duration%s},$res,$other,$attempt,$(awk -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }')" >>"$out/raw/results.csv"
 	log "run $run $s $mode $srv: $(cut -d, -f2 <<<"$res") req/s$(busy "$other" && echo " (disturbed: others used $other CPUs)")"
 }
 
@@ -331,7 +339,7 @@ log "measuring: $runs run(s) x ${#size_list[@]} size(s) x 2 modes x ${#server_li
 	echo "cachemax: $cachemax"
 	echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$out/raw/meta.txt"
-echo "run,size,bytes,server,mode,conns,duration_s,requests,rps,transfer_bps,p50_us,p99_us,socket_errors,non2xx,other_cpus,retries" >"$out/raw/results.csv"
+echo "run,size,bytes,server,mode,conns,duration_s,requests,rps,transfer_bps,p50_us,p99_us,socket_errors,non2xx,other_cpus,retries,server_cpu_s" >"$out/raw/results.csv"
 
 # Warm up each server (connections, heap, caches) without recording.
 for srv in "${server_list[@]}"; do

@@ -4,6 +4,7 @@
 //	peers -mode stdlib      -root DIR -addr 127.0.0.1:0   # http.FileServer(http.Dir(DIR))
 //	peers -mode ceiling     -root DIR -addr 127.0.0.1:0   # bytes from a map, jaws's header set
 //	peers -mode ceiling-min -root DIR -addr 127.0.0.1:0   # bytes from a map, Content-Type and -Length only
+//	peers -mode jaws        -root DIR -addr 127.0.0.1:0   # jaws.New(DIR, jaws.Options{}), no router
 //
 // The two ceilings read every file under DIR into memory at start and answer
 // a GET for a file's path with its bytes and header values computed once, so
@@ -13,6 +14,11 @@
 // Accept-Ranges), so it does the same HTTP work; "ceiling-min" sends only
 // Content-Type and Content-Length. Neither checks methods, preconditions or
 // ranges, nor whether a file changed.
+//
+// "jaws" serves with the jaws handler straight from the http.Server, without
+// the example's chi router, to tell the handler's cost from the router's;
+// -revalidate sets its Options.Revalidate. -cpuprofile writes a CPU profile
+// of the whole run, for any mode.
 //
 // It prints the URL it serves on, as the example server does, and serves
 // until SIGINT or SIGTERM.
@@ -32,16 +38,33 @@ import (
 	"os/signal"
 	"path"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/jaws-go/jaws"
 )
 
 func main() {
 	mode := flag.String("mode", "stdlib", "`stdlib`, ceiling or ceiling-min")
 	root := flag.String("root", ".", "directory to serve")
 	addr := flag.String("addr", "127.0.0.1:0", "`host:port` to listen on; port 0 picks a free port")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to `file`")
+	flag.DurationVar(&revalidate, "revalidate", 0, "jaws's Options.Revalidate, for -mode jaws")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "peers:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*mode, *root, *addr); err != nil {
 		fmt.Fprintln(os.Stderr, "peers:", err)
 		os.Exit(1)
@@ -76,10 +99,14 @@ func run(mode, root, addr string) error {
 	return nil
 }
 
+var revalidate time.Duration
+
 func handler(mode, root string) (http.Handler, error) {
 	switch mode {
 	case "stdlib":
 		return http.FileServer(http.Dir(root)), nil
+	case "jaws":
+		return jaws.New(root, jaws.Options{Revalidate: revalidate})
 	case "ceiling", "ceiling-min":
 		files, err := load(root, mode == "ceiling")
 		if err != nil {
@@ -87,7 +114,7 @@ func handler(mode, root string) (http.Handler, error) {
 		}
 		return files, nil
 	}
-	return nil, fmt.Errorf("unknown -mode %q: want stdlib, ceiling or ceiling-min", mode)
+	return nil, fmt.Errorf("unknown -mode %q: want stdlib, ceiling, ceiling-min or jaws", mode)
 }
 
 // file is one file's response, computed once.

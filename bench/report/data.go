@@ -16,7 +16,7 @@ import (
 
 // The servers in the order tables and legends show them; a server missing
 // from the results is left out.
-var serverOrder = []string{"jaws", "stdlib", "ceiling", "ceiling-min", "nginx"}
+var serverOrder = []string{"jaws", "jaws-bare", "stdlib", "ceiling", "ceiling-min", "nginx"}
 
 // The connection modes: wrk's default keep-alive, and "Connection: close".
 var modeOrder = []string{"keepalive", "close"}
@@ -34,11 +34,13 @@ type sample struct {
 	errors int64   // socket errors and non-2xx/3xx responses
 	other  float64 // CPUs other processes used meanwhile
 	tries  int     // 1 + how often it was repeated for being disturbed
+	cpuUS  float64 // the server's CPU time per response in µs; NaN if unknown
 }
 
 // cell is every run of one server for one size and mode.
 type cell struct {
 	rps    []float64 // sorted
+	cpuUS  []float64 // sorted, the known ones
 	errors int64
 }
 
@@ -140,14 +142,17 @@ func parseResults(r io.Reader) ([]sample, error) {
 	var out []sample
 	for n, row := range rows[1:] {
 		s := sample{size: row[col["size"]], server: row[col["server"]], mode: row[col["mode"]]}
-		var v [7]float64
-		for i, name := range []string{"run", "bytes", "rps", "socket_errors", "non2xx", "other_cpus", "retries"} {
+		var v [9]float64
+		for i, name := range []string{"run", "bytes", "rps", "socket_errors", "non2xx", "other_cpus", "retries", "requests", "server_cpu_s"} {
 			if v[i], err = num(row, name); err != nil {
 				return nil, fmt.Errorf("line %d: %s: %w", n+2, name, err)
 			}
 		}
 		s.run, s.bytes, s.rps, s.errors = int(v[0]), int64(v[1]), v[2], int64(v[3]+v[4])
-		s.other, s.tries = v[5], 1+int(v[6])
+		s.other, s.tries, s.cpuUS = v[5], 1+int(v[6]), math.NaN()
+		if _, ok := col["server_cpu_s"]; ok && v[7] > 0 {
+			s.cpuUS = v[8] / v[7] * 1e6
+		}
 		out = append(out, s)
 	}
 	return out, nil
@@ -169,11 +174,15 @@ func build(samples []sample) *data {
 			d.cells[k] = c
 		}
 		c.rps = append(c.rps, s.rps)
+		if !math.IsNaN(s.cpuUS) {
+			c.cpuUS = append(c.cpuUS, s.cpuUS)
+		}
 		c.errors += s.errors
 		d.runs = max(d.runs, s.run)
 	}
 	for _, c := range d.cells {
 		slices.Sort(c.rps)
+		slices.Sort(c.cpuUS)
 	}
 	slices.SortStableFunc(d.sizes, func(a, b string) int { return int(d.bytes[a] - d.bytes[b]) })
 	d.servers = ordered(serverOrder, servers)

@@ -39,6 +39,12 @@ func writeMarkdown(w io.Writer, d *data) error {
 	p("## Throughput, MB/s of file bytes (10⁶ bytes/s, median)\n\n")
 	d.mbpsTable(&b)
 	p("\n")
+	if d.hasCPU() {
+		p("## Server CPU time per response, µs (median)\n\n")
+		p("The server's user and system time during a measurement over the responses wrk counted; it includes the kernel's work for the connection on the server's CPU, loopback included. Unlike requests/s it barely moves when other processes take the CPU away, so it is the steadier comparison.\n\n")
+		d.cpuTable(&b)
+		p("\n")
+	}
 
 	p("## Noise\n\n")
 	med, worst, where := d.noise()
@@ -161,6 +167,53 @@ func (d *data) mbpsTable(b *strings.Builder) {
 	}
 }
 
+func (d *data) hasCPU() bool {
+	for _, c := range d.cells {
+		if len(c.cpuUS) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// cpuTable shows the server CPU time per response, with stdlib's and the
+// ceiling's over jaws's (how many times more CPU they spend per response).
+func (d *data) cpuTable(b *strings.Builder) {
+	head := []string{"size"}
+	for _, mode := range d.modes {
+		for _, srv := range d.servers {
+			head = append(head, fmt.Sprintf("%s (%s)", srv, modeShort(mode)))
+		}
+	}
+	row(b, head)
+	align := []string{"---"}
+	for range len(head) - 1 {
+		align = append(align, "---:")
+	}
+	row(b, align)
+	for _, size := range d.sizes {
+		cols := []string{sizeLabel(d.bytes[size])}
+		for _, mode := range d.modes {
+			for _, srv := range d.servers {
+				c := d.cell(size, srv, mode)
+				if c == nil || len(c.cpuUS) == 0 {
+					cols = append(cols, "")
+					continue
+				}
+				cols = append(cols, micros(median(c.cpuUS)))
+			}
+		}
+		row(b, cols)
+	}
+}
+
+func micros(v float64) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
 // targets checks the targets of the benchmark's issue.
 func (d *data) targets(b *strings.Builder) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
@@ -168,8 +221,14 @@ func (d *data) targets(b *strings.Builder) {
 		p("No jaws measurements.\n")
 		return
 	}
-	row(b, []string{"target", "measured", "met"})
-	row(b, []string{"---", "---", "---"})
+	bare := d.has("jaws-bare")
+	if bare {
+		row(b, []string{"target", "measured", "met", "jaws-bare (no router)"})
+		row(b, []string{"---", "---", "---", "---"})
+	} else {
+		row(b, []string{"target", "measured", "met"})
+		row(b, []string{"---", "---", "---"})
+	}
 	check := func(target, size, peer string, want float64) {
 		if !d.has(peer) || d.bytes[size] == 0 {
 			return
@@ -178,7 +237,12 @@ func (d *data) targets(b *strings.Builder) {
 		if math.IsNaN(r) {
 			return
 		}
-		row(b, []string{target, fmt.Sprintf("%.3f×", r), yes(r >= want)})
+		cols := []string{target, fmt.Sprintf("%.3f×", r), yes(r >= want)}
+		if bare {
+			rb := d.ratioOf("jaws-bare", size, peer, "keepalive")
+			cols = append(cols, fmt.Sprintf("%.3f× (%s)", rb, yesNo(rb >= want)))
+		}
+		row(b, cols)
 	}
 	check("1 KiB keep-alive: jaws ≥ 2.0× stdlib", d.sizeOf(1<<10), "stdlib", 2.0)
 	for _, n := range []int64{1 << 10, 16 << 10, 64 << 10} {
@@ -209,7 +273,11 @@ func (d *data) targets(b *strings.Builder) {
 		if len(beyond) > 0 {
 			measured += "; slower in every run at " + strings.Join(beyond, ", ")
 		}
-		row(b, []string{"no size where jaws is slower than stdlib beyond noise (every jaws run below every stdlib run)", measured, yes(len(beyond) == 0)})
+		cols := []string{"no size where jaws is slower than stdlib beyond noise (every jaws run below every stdlib run)", measured, yes(len(beyond) == 0)}
+		if bare {
+			cols = append(cols, "")
+		}
+		row(b, cols)
 	}
 }
 
@@ -234,8 +302,11 @@ func (d *data) sizeOf(n int64) string {
 }
 
 // ratio is jaws's median over peer's, NaN when either is missing.
-func (d *data) ratio(size, peer, mode string) float64 {
-	j, o := d.cell(size, "jaws", mode), d.cell(size, peer, mode)
+func (d *data) ratio(size, peer, mode string) float64 { return d.ratioOf("jaws", size, peer, mode) }
+
+// ratioOf is server's median over peer's.
+func (d *data) ratioOf(server, size, peer, mode string) float64 {
+	j, o := d.cell(size, server, mode), d.cell(size, peer, mode)
 	if j == nil || o == nil {
 		return math.NaN()
 	}
@@ -251,6 +322,13 @@ func (d *data) pathOf(size string) string {
 
 func row(b *strings.Builder, cols []string) {
 	b.WriteString("| " + strings.Join(cols, " | ") + " |\n")
+}
+
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "no"
 }
 
 func yes(ok bool) string {

@@ -27,6 +27,8 @@ func TestReport(t *testing.T) {
 		// MB/s: 61000 responses of 1024 bytes.
 		"| 1 KiB | 62.5 | 30.7 | 71.7 | 73.7 | 81.9 |",
 		"- cpu: test CPU, 2 CPUs",
+		// CPU per response: server_cpu_s over requests.
+		"| 1 KiB | 16.0 | 33.0 | 14.0 | 14.0 | 12.0 | 16.0 |",
 		"| 1 KiB keep-alive: jaws ≥ 2.0× stdlib | 2.033× | yes |",
 		"| 1 KiB keep-alive: jaws ≥ 0.85× ceiling | 0.871× | yes |",
 		// 0.847 shows as 0.85 with two decimals, hence three here.

@@ -32,6 +32,7 @@ var serverStyle = map[string]struct {
 	width       float64
 }{
 	"jaws":        {"#d62728", "", 3},
+	"jaws-bare":   {"#ff9896", "6,3", 2},
 	"stdlib":      {"#1f77b4", "", 1.8},
 	"ceiling":     {"#2ca02c", "", 1.8},
 	"ceiling-min": {"#2ca02c", "5,4", 1.5},
