@@ -10,12 +10,15 @@
 // pinned to CPU 0 when taskset is there, serving the same files with jaws:
 // one with CacheMaxFileSize: 1 GiB (every file from memory), one with
 // CacheMaxFileSize: -1 (every file from the file, by whatever path jaws takes
-// for files that are not in memory). It drives them in turn with a lean
-// keep-alive load generator of its own, pinned to CPU 1. Each round measures
-// both servers back to back for every size, so a disturbance of the machine
-// hits both; the result for a size is the median over the rounds of the
-// ratio memory/file. The memory path counts as slower at a size when it lost
-// in every round. It takes about two minutes with the defaults.
+// for files that are not in memory). It drives them in turn, pinned to CPU 1,
+// with wrk (-t1 -c32, as the load benchmark does) or, without wrk, with a
+// keep-alive load generator of its own. Each round measures both servers
+// back to back for every size, so a disturbance of the machine hits both;
+// the result for a size is the median over the rounds of the ratio
+// memory/file, with its range. CacheMaxFileSize is the largest size up to
+// which that median is at least 1 at every size: past it, the two paths are
+// within noise or memory loses, and a body in memory would only take room
+// from smaller files. It takes about two minutes with the defaults.
 package main
 
 import (
@@ -78,14 +81,19 @@ func main() {
 	rounds := flag.Int("rounds", 5, "measurements of each size and path")
 	duration := flag.Duration("duration", time.Second, "length of one measurement")
 	conns := flag.Int("conns", 32, "keep-alive connections of the load generator")
+	gen := flag.String("load", "auto", "load generator: `wrk`, go (built in), or auto: wrk when it is installed")
 	flag.Parse()
 	if err := pinSelf(); err != nil {
 		fmt.Fprintln(os.Stderr, "calibrate:", err)
 		os.Exit(1)
 	}
 	list, err := parseSizes(*sizes)
+	var l loader
 	if err == nil {
-		err = calibrate(list, *rounds, *duration, *conns, os.Stdout)
+		l, err = newLoader(*gen, *conns)
+	}
+	if err == nil {
+		err = calibrate(list, *rounds, *duration, l, os.Stdout)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "calibrate:", err)
@@ -180,7 +188,9 @@ func start(name, dir string) (*server, error) {
 		return nil, err
 	}
 	args := []string{self}
-	if taskset, err := exec.LookPath("taskset"); err == nil && runtime.NumCPU() >= 2 {
+	// pinSelf put this process on CPU 1 (so runtime.NumCPU says 1 now):
+	// put the servers on CPU 0.
+	if taskset, err := exec.LookPath("taskset"); err == nil && os.Getenv(envPinned) != "" {
 		args = []string{taskset, "-c", "0", self}
 	}
 	cmd := exec.Command(args[0], args[1:]...)
@@ -230,7 +240,7 @@ func (s *server) stats() (jaws.Stats, error) {
 	return st, json.NewDecoder(resp.Body).Decode(&st)
 }
 
-func calibrate(sizes []int64, rounds int, duration time.Duration, conns int, out io.Writer) error {
+func calibrate(sizes []int64, rounds int, duration time.Duration, l loader, out io.Writer) error {
 	if len(sizes) == 0 || rounds < 1 {
 		return errors.New("need at least one size and one round")
 	}
@@ -258,15 +268,18 @@ func calibrate(sizes []int64, rounds int, duration time.Duration, conns int, out
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 
-	fmt.Fprintf(out, "calibrate: %d sizes x %d rounds x 2 paths x %v, %d keep-alive connections; GOMAXPROCS=1, server on CPU 0, load on CPU 1\n",
-		len(sizes), rounds, duration, conns)
+	fmt.Fprintf(out, "calibrate: %d sizes x %d rounds x 2 paths x %v, %s; GOMAXPROCS=1, server on CPU 0, load on CPU 1\n",
+		len(sizes), rounds, duration, l)
 	// rps[path][size][round]
 	rps := make([][][]float64, len(paths))
 	for i := range rps {
 		rps[i] = make([][]float64, len(sizes))
 	}
 	for _, s := range servers { // warm up: connections, heap, cache entries
-		if _, err := load(ctx, s.addr, fileName(sizes[0]), sizes[0], conns, duration/2); err != nil {
+		if err := check(s.addr, sizes); err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		if _, err := l.load(ctx, s.addr, fileName(sizes[0]), sizes[0], duration/2); err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
 	}
@@ -274,7 +287,7 @@ func calibrate(sizes []int64, rounds int, duration time.Duration, conns int, out
 		for j, n := range sizes {
 			for k := range servers {
 				i := (k + r + j) % len(servers) // alternate which goes first
-				v, err := load(ctx, servers[i].addr, fileName(n), n, conns, duration)
+				v, err := l.load(ctx, servers[i].addr, fileName(n), n, duration)
 				if err != nil {
 					return fmt.Errorf("%s %s: %w", servers[i].name, fileName(n), err)
 				}
@@ -285,27 +298,16 @@ func calibrate(sizes []int64, rounds int, duration time.Duration, conns int, out
 	}
 
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "size\tmemory req/s\tfile req/s\tmemory/file\tround ratios\tmemory slower?\t")
-	best, stopped := int64(0), false
+	fmt.Fprintln(tw, "size\tmemory req/s\tfile req/s\tmemory/file\tround ratios\tverdict\t")
+	verdicts := make([]verdict, len(sizes))
 	for j, n := range sizes {
 		ratios := make([]float64, rounds)
 		for r := range rounds {
 			ratios[r] = rps[0][j][r] / rps[1][j][r]
 		}
-		sorted := slices.Sorted(slices.Values(ratios))
-		slower := sorted[len(sorted)-1] < 1 // lost in every round
-		verdict := "no"
-		if slower {
-			verdict = "yes"
-		}
-		if !stopped {
-			if slower {
-				stopped = true
-			} else {
-				best = n
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.2f\t%.2f-%.2f\t%s\t\n", sizeName(n), med(rps[0][j]), med(rps[1][j]), med(sorted), sorted[0], sorted[len(sorted)-1], verdict)
+		v := judge(ratios)
+		verdicts[j] = v
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.2f\t%.2f-%.2f\t%s\t\n", sizeName(n), med(rps[0][j]), med(rps[1][j]), v.median, v.lo, v.hi, v)
 	}
 	tw.Flush()
 
@@ -321,21 +323,143 @@ func calibrate(sizes []int64, rounds int, duration time.Duration, conns int, out
 			return fmt.Errorf("%s server took the other path", paths[i].name)
 		}
 	}
+	best, crossed := recommend(sizes, verdicts)
 	switch {
 	case best == 0:
-		fmt.Fprintf(out, "the memory path is slower already at %s: CacheMaxFileSize below %d; measure smaller -sizes\n", sizeName(sizes[0]), sizes[0])
-	case !stopped:
-		fmt.Fprintf(out, "the memory path is not slower at any size measured; CacheMaxFileSize is at least %s (measure larger -sizes to find the crossover)\n", sizeName(best))
-		fmt.Fprintf(out, "CacheMaxFileSize = %d\n", best)
+		fmt.Fprintf(out, "the memory path is slower already at %s; measure smaller -sizes\n", sizeName(sizes[0]))
+		return nil
+	case !crossed:
+		fmt.Fprintf(out, "the memory path is not slower at any size measured; measure larger -sizes to find the crossover\n")
 	default:
-		fmt.Fprintf(out, "CacheMaxFileSize = %d  // %s: the largest size before the memory path lost in every round\n", best, sizeName(best))
+		fmt.Fprintf(out, "crossover: above %s the memory path is no longer faster than the file path\n", sizeName(best))
+	}
+	fmt.Fprintf(out, "CacheMaxFileSize = %d  // %s\n", best, sizeName(best))
+	return nil
+}
+
+// verdict sums up the rounds at one size.
+type verdict struct {
+	median, lo, hi float64 // of the ratios memory/file
+}
+
+func judge(ratios []float64) verdict {
+	s := slices.Sorted(slices.Values(ratios))
+	return verdict{median: med(s), lo: s[0], hi: s[len(s)-1]}
+}
+
+func (v verdict) String() string {
+	switch {
+	case v.lo > 1:
+		return "memory faster"
+	case v.hi < 1:
+		return "memory slower"
+	case v.median >= 1:
+		return "within noise, memory ahead"
+	}
+	return "within noise, file ahead"
+}
+
+// recommend picks CacheMaxFileSize: the largest size up to which the memory
+// path's median is at least the file path's at every size. Past it the two
+// are within noise or memory loses, and a body in memory would only take
+// room from smaller files. crossed reports whether such a size was found
+// before the end of the list; best is 0 when memory loses at the smallest.
+func recommend(sizes []int64, v []verdict) (best int64, crossed bool) {
+	for j, n := range sizes {
+		if v[j].median < 1 {
+			return best, true
+		}
+		best = n
+	}
+	return best, false
+}
+
+// A loader drives a server with keep-alive GET requests for one file for a
+// while and returns the responses per second.
+type loader interface {
+	load(ctx context.Context, addr, name string, size int64, d time.Duration) (float64, error)
+	String() string
+}
+
+func newLoader(name string, conns int) (loader, error) {
+	switch name {
+	case "auto":
+		if _, err := exec.LookPath("wrk"); err == nil {
+			return wrk{conns}, nil
+		}
+		fmt.Fprintln(os.Stderr, "calibrate: wrk not found; using the built-in load generator, which may not keep the server busy")
+		return goLoad{conns}, nil
+	case "wrk":
+		if _, err := exec.LookPath("wrk"); err != nil {
+			return nil, err
+		}
+		return wrk{conns}, nil
+	case "go":
+		return goLoad{conns}, nil
+	}
+	return nil, fmt.Errorf("unknown -load %q: want auto, wrk or go", name)
+}
+
+// check fetches every file once from addr and compares its length.
+func check(addr string, sizes []int64) error {
+	for _, n := range sizes {
+		resp, err := http.Get("http://" + addr + "/" + fileName(n))
+		if err != nil {
+			return err
+		}
+		got, err := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK || got != n {
+			return fmt.Errorf("%s: %s with %d bytes, want 200 with %d", fileName(n), resp.Status, got, n)
+		}
 	}
 	return nil
 }
 
+// wrk is the load generator of the load benchmark, with one thread; it
+// inherits this process's CPU.
+type wrk struct{ conns int }
+
+func (w wrk) String() string { return fmt.Sprintf("wrk -t1 -c%d", w.conns) }
+
+func (w wrk) load(ctx context.Context, addr, name string, size int64, d time.Duration) (float64, error) {
+	secs := max(1, int(d.Round(time.Second)/time.Second))
+	out, err := exec.CommandContext(ctx, "wrk", "-t1", fmt.Sprintf("-c%d", w.conns), fmt.Sprintf("-d%ds", secs),
+		"--timeout", "10s", "http://"+addr+"/"+name).CombinedOutput()
+	if err != nil {
+		return 0, fmt.Errorf("wrk: %w: %s", err, out)
+	}
+	var rps float64
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 2 && f[0] == "Requests/sec:":
+			rps, err = strconv.ParseFloat(f[1], 64)
+		case strings.Contains(line, "Non-2xx"), strings.HasPrefix(strings.TrimSpace(line), "Socket errors"):
+			return 0, fmt.Errorf("wrk: %s", strings.TrimSpace(line))
+		}
+	}
+	if rps == 0 || err != nil {
+		return 0, fmt.Errorf("wrk: no Requests/sec in %q", out)
+	}
+	return rps, nil
+}
+
+// goLoad is a lean load generator of its own, for machines without wrk. It
+// may leave the server idle part of the time, which narrows differences.
+type goLoad struct{ conns int }
+
+func (g goLoad) String() string {
+	return fmt.Sprintf("built-in load generator, %d connections", g.conns)
+}
+
 // load drives addr with conns keep-alive connections, each sending GET for
 // name and reading the response, for d, and returns the responses per second.
-func load(ctx context.Context, addr, name string, size int64, conns int, d time.Duration) (float64, error) {
+func (g goLoad) load(ctx context.Context, addr, name string, size int64, d time.Duration) (float64, error) {
+	conns := g.conns
 	req := []byte("GET /" + name + " HTTP/1.1\r\nHost: " + addr + "\r\n\r\n")
 	var done atomic.Int64
 	var wg sync.WaitGroup
@@ -368,6 +492,7 @@ func load(ctx context.Context, addr, name string, size int64, conns int, d time.
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+
 	close(errc)
 	if err := <-errc; err != nil {
 		return 0, err
