@@ -283,13 +283,28 @@ func calibrate(sizes []int64, rounds int, duration time.Duration, l loader, out 
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
 	}
+	repeated, disturbed := 0, 0
 	for r := range rounds {
 		for j, n := range sizes {
 			for k := range servers {
 				i := (k + r + j) % len(servers) // alternate which goes first
-				v, err := l.load(ctx, servers[i].addr, fileName(n), n, duration)
-				if err != nil {
-					return fmt.Errorf("%s %s: %w", servers[i].name, fileName(n), err)
+				var v float64
+				for try := 0; ; try++ {
+					waitQuiet()
+					before, start := snapshot(), time.Now()
+					v, err = l.load(ctx, servers[i].addr, fileName(n), n, duration)
+					if err != nil {
+						return fmt.Errorf("%s %s: %w", servers[i].name, fileName(n), err)
+					}
+					o := others(before, snapshot(), time.Since(start))
+					if o < quietCPUs {
+						break
+					}
+					if try == retries {
+						disturbed++
+						break
+					}
+					repeated++
 				}
 				rps[i][j] = append(rps[i][j], v)
 			}
@@ -310,6 +325,8 @@ func calibrate(sizes []int64, rounds int, duration time.Duration, l loader, out 
 		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.2f\t%.2f-%.2f\t%s\t\n", sizeName(n), med(rps[0][j]), med(rps[1][j]), v.median, v.lo, v.hi, v)
 	}
 	tw.Flush()
+	fmt.Fprintf(out, "other processes: %d measurements repeated for sharing the machine with more than %.2f CPUs of other work; %d still did after %d retries\n",
+		repeated, quietCPUs, disturbed, retries)
 
 	// Check that each server took the path it stands for.
 	for i, s := range servers {

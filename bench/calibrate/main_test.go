@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"os"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRecommend(t *testing.T) {
@@ -70,5 +72,21 @@ func TestReadResponse(t *testing.T) {
 	}
 	if err := readResponse(br, 0); err == nil {
 		t.Fatal("404 accepted")
+	}
+}
+
+func TestOthers(t *testing.T) {
+	before := procTimes{1: 100, 2: 50}
+	after := procTimes{1: 150, 2: 50, 3: 10} // 3 is new: counts from zero
+	if got := others(before, after, time.Second); got != 0.6 {
+		t.Errorf("others = %v, want 0.6 CPUs", got)
+	}
+	if got := others(nil, after, time.Second); got != 0 {
+		t.Errorf("others without a snapshot = %v, want 0", got)
+	}
+	if _, ok := readStat("/proc/self/stat"); !ok {
+		if _, err := os.Stat("/proc/self/stat"); err == nil {
+			t.Error("readStat cannot read /proc/self/stat")
+		}
 	}
 }
