@@ -71,11 +71,11 @@ func writeSVG(w io.Writer, d *data, m metric) error {
 		st := style(srv)
 		p(`<line x1="%.1f" y1="50" x2="%.1f" y2="50" stroke="%s" stroke-width="%.1f"%s/>`, x, x+22, st.color, st.width, dashAttr(st.dash))
 		p(`<text x="%.1f" y="54">%s</text>`+"\n", x+27, esc(srv))
-		x += 27 + 7.5*float64(len(srv)) + 22
+		x += 27 + 6.8*float64(len(srv)) + 18
 	}
 	if d.cachemax > 0 {
 		p(`<line x1="%.1f" y1="44" x2="%.1f" y2="56" stroke="%s" stroke-width="1.5" stroke-dasharray="4,3"/>`, x, x, markerColor)
-		p(`<text x="%.1f" y="54">jaws CacheMaxFileSize: memory path left of it, file path right</text>`+"\n", x+6)
+		p(`<text x="%.1f" y="54">jaws CacheMaxFileSize (memory | file)</text>`+"\n", x+6)
 	}
 
 	// One y scale for both panels, so they compare.
