@@ -13,7 +13,7 @@ set -euo pipefail
 usage() {
 	cat <<'EOF'
 usage: bench/run.sh [-quick] [-runs N] [-duration D] [-sizes LIST] [-conns N]
-                    [-bigconns N] [-servers LIST] [-retries N] [-quiet CPUS] [-out DIR]
+                    [-bigconns N] [-servers LIST] [-retries N] [-quiet CPUS] [-maxwait S] [-budget S] [-out DIR]
 
   -quick          smoke run: sizes 1K,64K,1M, 1 run of 1s, output to a temp dir
   -runs N         runs per cell; the report takes the median (default 5)
@@ -25,6 +25,10 @@ usage: bench/run.sh [-quick] [-runs N] [-duration D] [-sizes LIST] [-conns N]
   -quiet CPUS     other processes using more CPU than this during a measurement
                   disturb it (default 0.10: a tenth of one CPU)
   -retries N      measure a disturbed cell again, at most N times (default 2)
+  -maxwait S      wait at most S seconds for other processes to go quiet before
+                  a measurement (default 60)
+  -budget S       wait and repeat for S seconds in all, then measure as it comes
+                  (default 600)
   -out DIR        where results.md, the SVGs and raw/ go (default bench/results)
 EOF
 }
@@ -36,6 +40,8 @@ runs=5
 duration=2s
 retries=2
 quiet=0.10
+maxwait=60
+budget=600
 sizes=1K,16K,64K,256K,1M,10M,100M
 conns=32
 bigconns=4
@@ -52,6 +58,8 @@ while [ $# -gt 0 ]; do
 	-bigconns) bigconns=$2; shift ;;
 	-retries) retries=$2; shift ;;
 	-quiet) quiet=$2; shift ;;
+	-maxwait) maxwait=$2; shift ;;
+	-budget) budget=$2; shift ;;
 	-servers) servers=$2; shift ;;
 	-out) out=$2; shift ;;
 	-h | -help | --help) usage; exit 0 ;;
@@ -67,6 +75,7 @@ fi
 
 log() { printf '%s %s\n' "$(date +%T)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
+trap 'log "error: line $LINENO: $BASH_COMMAND failed"' ERR
 
 # --- tools -------------------------------------------------------------------
 need=()
@@ -273,7 +282,8 @@ parse_wrk() { # wrk output on stdin -> requests,rps,transfer_bps,p50_us,p99_us,s
 mysid=$(cut -d')' -f2- /proc/$$/stat | awk '{print $4}')
 hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
 snapshot() { # file: "pid ticks" of user processes outside this session
-	cat /proc/[0-9]*/stat 2>/dev/null |
+	# Processes come and go while cat reads: ignore the ones that went.
+	{ cat /proc/[0-9]*/stat 2>/dev/null || true; } |
 		awk -v sid="$mysid" '{ pid = $1; sub(/^.*\) /, ""); if ($4 != sid && $4 != 0 && $2 != 2) print pid, $12 + $13 }' >"$1"
 }
 others() { # before after seconds: CPUs used by other processes in between
@@ -284,17 +294,31 @@ cpu_ticks() { # pid: its user and system time in clock ticks
 }
 busy() { awk -v a="$1" -v b="$quiet" 'BEGIN { exit !(a > b) }'; }
 now() { date +%s.%N; }
-wait_quiet() { # until other processes use less than $quiet CPUs, for 30 s at most
-	local o
-	for i in $(seq 100); do
+waited=0 # seconds spent waiting and repeating, against $budget
+wait_quiet() { # until other processes use less than $quiet CPUs, for $maxwait s at most
+	local o t0 t1 first=true
+	t0=$(date +%s)
+	[ "$waited" -lt "$budget" ] || return 0
+	while :; do
 		snapshot "$tmp/q0"
+		t1=$(now)
 		sleep 0.3
 		snapshot "$tmp/q1"
-		o=$(others "$tmp/q0" "$tmp/q1" 0.3)
-		busy "$o" || return 0
-		[ "$i" = 1 ] && log "other processes use $o CPUs; waiting for them to go quiet"
+		o=$(others "$tmp/q0" "$tmp/q1" "$(awk -v a="$t1" -v b="$(now)" 'BEGIN { print b - a }')")
+		if ! busy "$o"; then
+			waited=$((waited + $(date +%s) - t0))
+			return 0
+		fi
+		if $first; then
+			log "other processes use $o CPUs; waiting for them to go quiet"
+			first=false
+		fi
+		if [ $(($(date +%s) - t0)) -ge "$maxwait" ] || [ $((waited + $(date +%s) - t0)) -ge "$budget" ]; then
+			waited=$((waited + $(date +%s) - t0))
+			log "still busy; measuring anyway (waited $waited s of $budget s in all)"
+			return 0
+		fi
 	done
-	log "still busy after 30 s; measuring anyway"
 }
 measure() { # server size mode run
 	local srv=$1 s=$2 mode=$3 run=$4 c=$conns hdr=() res t0 t1 c0 c1 other attempt
@@ -315,6 +339,8 @@ measure() { # server size mode run
 			die "could not parse wrk's output"
 		fi
 		busy "$other" || break
+		[ "$waited" -lt "$budget" ] || break
+		waited=$((waited + ${duration%s}))
 		[ "$attempt" -lt "$retries" ] && log "run $run $s $mode $srv: disturbed (other processes used $other CPUs), again"
 	done
 	echo "$run,$s,$(bytes_of "$s"),$srv,$mode,$c,${duration%s},$res,$other,$attempt,$(awk -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }')" >>"$out/raw/results.csv"
@@ -336,6 +362,7 @@ log "measuring: $runs run(s) x ${#size_list[@]} size(s) x 2 modes x ${#server_li
 	echo "connections: $conns (files of 10 MiB and more: $bigconns)"
 	echo "quiet: $quiet"
 	echo "retries: $retries"
+	echo "wait budget: $budget s"
 	echo "cachemax: $cachemax"
 	echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$out/raw/meta.txt"
@@ -360,6 +387,7 @@ for run in $(seq "$runs"); do
 	done
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/raw/meta.txt"
+echo "waited for quiet: $waited s" >>"$out/raw/meta.txt"
 
 "$tmp/bin/report" -raw "$out/raw" -out "$out"
 log "results in $out/results.md"
