@@ -41,7 +41,7 @@ func writeMarkdown(w io.Writer, d *data) error {
 	p("\n")
 	if d.hasCPU() {
 		p("## Server CPU time per response, µs (median)\n\n")
-		p("The server's user and system time during a measurement over the responses wrk counted; it includes the kernel's work for the connection on the server's CPU, loopback included. Unlike requests/s it barely moves when other processes take the CPU away, so it is the steadier comparison.\n\n")
+		p("The server's user and system time during a measurement over the responses wrk counted (clock ticks of 10 ms, so short runs of large files are coarse); it includes the kernel's work for the connection done in the server's system calls, not what the kernel counts as softirq time. It shows what a response costs rather than how fast it goes: where a server is busy all the time it is the inverse of requests/s; where it is not (large files, Connection: close), the difference shows how much time it spent waiting.\n\n")
 		d.cpuTable(&b)
 		p("\n")
 	}
