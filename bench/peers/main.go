@@ -1,0 +1,191 @@
+// Command peers serves a directory the ways jaws is compared with in the
+// load benchmark (see bench/README.md):
+//
+//	peers -mode stdlib      -root DIR -addr 127.0.0.1:0   # http.FileServer(http.Dir(DIR))
+//	peers -mode ceiling     -root DIR -addr 127.0.0.1:0   # bytes from a map, jaws's header set
+//	peers -mode ceiling-min -root DIR -addr 127.0.0.1:0   # bytes from a map, Content-Type and -Length only
+//	peers -mode jaws        -root DIR -addr 127.0.0.1:0   # jaws.New(DIR, jaws.Options{}), no router
+//
+// The two ceilings read every file under DIR into memory at start and answer
+// a GET for a file's path with its bytes and header values computed once, so
+// a response costs net/http's own work and nothing else: no handler written
+// for net/http can do less per request. "ceiling" sends the headers jaws
+// sends for a file (Content-Type, Content-Length, Etag, Last-Modified,
+// Accept-Ranges), so it does the same HTTP work; "ceiling-min" sends only
+// Content-Type and Content-Length. Neither checks methods, preconditions or
+// ranges, nor whether a file changed.
+//
+// "jaws" serves with the jaws handler straight from the http.Server, without
+// the example's chi router, to tell the handler's cost from the router's;
+// -revalidate sets its Options.Revalidate. -cpuprofile writes a CPU profile
+// of the whole run, for any mode.
+//
+// It prints the URL it serves on, as the example server does, and serves
+// until SIGINT or SIGTERM.
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"mime"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path"
+	"path/filepath"
+	"runtime/pprof"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/jaws-go/jaws"
+)
+
+func main() {
+	mode := flag.String("mode", "stdlib", "`stdlib`, ceiling or ceiling-min")
+	root := flag.String("root", ".", "directory to serve")
+	addr := flag.String("addr", "127.0.0.1:0", "`host:port` to listen on; port 0 picks a free port")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to `file`")
+	flag.DurationVar(&revalidate, "revalidate", 0, "jaws's Options.Revalidate, for -mode jaws")
+	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "peers:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
+	}
+	if err := run(*mode, *root, *addr); err != nil {
+		fmt.Fprintln(os.Stderr, "peers:", err)
+		os.Exit(1)
+	}
+}
+
+func run(mode, root, addr string) error {
+	h, err := handler(mode, root)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	// The same server settings as the example serving jaws.
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	go func() {
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		<-sig
+		srv.Close()
+	}()
+	fmt.Printf("peers %s serving %s on http://%s/\n", mode, root, ln.Addr())
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+var revalidate time.Duration
+
+func handler(mode, root string) (http.Handler, error) {
+	switch mode {
+	case "stdlib":
+		return http.FileServer(http.Dir(root)), nil
+	case "jaws":
+		return jaws.New(root, jaws.Options{Revalidate: revalidate})
+	case "ceiling", "ceiling-min":
+		files, err := load(root, mode == "ceiling")
+		if err != nil {
+			return nil, err
+		}
+		return files, nil
+	}
+	return nil, fmt.Errorf("unknown -mode %q: want stdlib, ceiling, ceiling-min or jaws", mode)
+}
+
+// file is one file's response, computed once.
+type file struct {
+	body   []byte
+	header []field // assigned key by key, sharing the value slices
+}
+
+type field struct {
+	key   string // canonical
+	value []string
+}
+
+// memFiles maps a URL path ("/1K.bin") to its response.
+type memFiles map[string]*file
+
+func (m memFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f := m[r.URL.Path]
+	if f == nil {
+		http.NotFound(w, r)
+		return
+	}
+	h := w.Header()
+	for _, f := range f.header {
+		h[f.key] = f.value
+	}
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(f.body)
+	}
+}
+
+// load reads every regular file under root. full adds the validators and
+// Accept-Ranges that jaws sends; their values are worked out as jaws does
+// (a content-hash ETag, the mtime as Last-Modified), though their cost is
+// paid here once and does not matter.
+func load(root string, full bool) (memFiles, error) {
+	m := memFiles{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		body, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		ctype := mime.TypeByExtension(path.Ext(p))
+		if ctype == "" {
+			ctype = http.DetectContentType(body)
+		}
+		h := []field{
+			{"Content-Type", []string{ctype}},
+			{"Content-Length", []string{strconv.Itoa(len(body))}},
+		}
+		if full {
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			sum := sha256.Sum256(body)
+			h = append(h,
+				field{"Etag", []string{`"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`}},
+				field{"Last-Modified", []string{info.ModTime().UTC().Format(http.TimeFormat)}},
+				field{"Accept-Ranges", []string{"bytes"}})
+		}
+		m["/"+filepath.ToSlash(rel)] = &file{body: body, header: h}
+		return nil
+	})
+	return m, err
+}

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The servers in the order tables and legends show them; a server missing
+// from the results is left out.
+var serverOrder = []string{"jaws", "jaws-bare", "stdlib", "ceiling", "ceiling-min", "nginx"}
+
+// The connection modes: wrk's default keep-alive, and "Connection: close".
+var modeOrder = []string{"keepalive", "close"}
+
+var modeTitle = map[string]string{"keepalive": "keep-alive", "close": "Connection: close"}
+
+// sample is one wrk measurement: one row of results.csv.
+type sample struct {
+	run    int
+	size   string // as named by run.sh: "1K", "10M"
+	bytes  int64
+	server string
+	mode   string
+	rps    float64
+	errors int64   // socket errors and non-2xx/3xx responses
+	other  float64 // CPUs other processes used meanwhile
+	tries  int     // 1 + how often it was repeated for being disturbed
+	cpuUS  float64 // the server's CPU time per response in µs; NaN if unknown
+}
+
+// cell is every run of one server for one size and mode.
+type cell struct {
+	rps    []float64 // sorted
+	cpuUS  []float64 // sorted, the known ones
+	errors int64
+}
+
+func (c *cell) median() float64 { return median(c.rps) }
+
+// spread is the cell's range relative to its median: (max-min)/median.
+func (c *cell) spread() float64 {
+	if len(c.rps) == 0 || c.median() == 0 {
+		return 0
+	}
+	return (c.rps[len(c.rps)-1] - c.rps[0]) / c.median()
+}
+
+// mbps is the body throughput in MB/s (10^6 bytes) at the median.
+func (c *cell) mbps(bytes int64) float64 { return c.median() * float64(bytes) / 1e6 }
+
+type key struct {
+	size, server, mode string
+}
+
+// data is everything the report shows.
+type data struct {
+	sizes    []string // ascending by bytes
+	bytes    map[string]int64
+	servers  []string
+	modes    []string
+	cells    map[key]*cell
+	paths    map[string]string // size -> jaws's transfer path
+	meta     [][2]string       // setup, in file order
+	cachemax int64             // jaws's CacheMaxFileSize; 0 if unknown
+	quiet    float64           // the disturbance limit, in CPUs used by others; 0 if unknown
+	runs     int
+	samples  []sample
+}
+
+func (d *data) cell(size, server, mode string) *cell { return d.cells[key{size, server, mode}] }
+
+// load reads results.csv, paths.csv and meta.txt from dir; only results.csv
+// is required.
+func load(dir string) (*data, error) {
+	f, err := os.Open(filepath.Join(dir, "results.csv"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	samples, err := parseResults(f)
+	if err != nil {
+		return nil, fmt.Errorf("results.csv: %w", err)
+	}
+	d := build(samples)
+	if f, err := os.Open(filepath.Join(dir, "paths.csv")); err == nil {
+		defer f.Close()
+		if d.paths, err = parsePaths(f); err != nil {
+			return nil, fmt.Errorf("paths.csv: %w", err)
+		}
+	}
+	if f, err := os.Open(filepath.Join(dir, "meta.txt")); err == nil {
+		defer f.Close()
+		if d.meta, err = parseMeta(f); err != nil {
+			return nil, fmt.Errorf("meta.txt: %w", err)
+		}
+		for _, kv := range d.meta {
+			switch kv[0] {
+			case "cachemax":
+				d.cachemax, _ = strconv.ParseInt(kv[1], 10, 64)
+			case "quiet":
+				d.quiet, _ = strconv.ParseFloat(kv[1], 64)
+			}
+		}
+	}
+	return d, nil
+}
+
+// parseResults reads the CSV run.sh writes, finding columns by name.
+func parseResults(r io.Reader) ([]sample, error) {
+	rows, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) < 2 {
+		return nil, errors.New("no measurements")
+	}
+	col := map[string]int{}
+	for i, name := range rows[0] {
+		col[name] = i
+	}
+	for _, name := range []string{"run", "size", "bytes", "server", "mode", "rps"} {
+		if _, ok := col[name]; !ok {
+			return nil, fmt.Errorf("no column %q", name)
+		}
+	}
+	num := func(row []string, name string) (float64, error) {
+		i, ok := col[name]
+		if !ok {
+			return 0, nil
+		}
+		return strconv.ParseFloat(row[i], 64)
+	}
+	var out []sample
+	for n, row := range rows[1:] {
+		s := sample{size: row[col["size"]], server: row[col["server"]], mode: row[col["mode"]]}
+		var v [9]float64
+		for i, name := range []string{"run", "bytes", "rps", "socket_errors", "non2xx", "other_cpus", "retries", "requests", "server_cpu_s"} {
+			if v[i], err = num(row, name); err != nil {
+				return nil, fmt.Errorf("line %d: %s: %w", n+2, name, err)
+			}
+		}
+		s.run, s.bytes, s.rps, s.errors = int(v[0]), int64(v[1]), v[2], int64(v[3]+v[4])
+		s.other, s.tries, s.cpuUS = v[5], 1+int(v[6]), math.NaN()
+		if _, ok := col["server_cpu_s"]; ok && v[7] > 0 {
+			s.cpuUS = v[8] / v[7] * 1e6
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func build(samples []sample) *data {
+	d := &data{bytes: map[string]int64{}, cells: map[key]*cell{}, paths: map[string]string{}, samples: samples}
+	servers, modes := map[string]bool{}, map[string]bool{}
+	for _, s := range samples {
+		if _, ok := d.bytes[s.size]; !ok {
+			d.sizes = append(d.sizes, s.size)
+		}
+		d.bytes[s.size] = s.bytes
+		servers[s.server], modes[s.mode] = true, true
+		k := key{s.size, s.server, s.mode}
+		c := d.cells[k]
+		if c == nil {
+			c = &cell{}
+			d.cells[k] = c
+		}
+		c.rps = append(c.rps, s.rps)
+		if !math.IsNaN(s.cpuUS) {
+			c.cpuUS = append(c.cpuUS, s.cpuUS)
+		}
+		c.errors += s.errors
+		d.runs = max(d.runs, s.run)
+	}
+	for _, c := range d.cells {
+		slices.Sort(c.rps)
+		slices.Sort(c.cpuUS)
+	}
+	slices.SortStableFunc(d.sizes, func(a, b string) int { return int(d.bytes[a] - d.bytes[b]) })
+	d.servers = ordered(serverOrder, servers)
+	d.modes = ordered(modeOrder, modes)
+	return d
+}
+
+// ordered lists the names in set, those of known first in known's order.
+func ordered(known []string, set map[string]bool) []string {
+	var out, rest []string
+	for _, k := range known {
+		if set[k] {
+			out = append(out, k)
+		}
+	}
+	for k := range set {
+		if !slices.Contains(known, k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	return append(out, rest...)
+}
+
+func parsePaths(r io.Reader) (map[string]string, error) {
+	rows, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	for i, row := range rows {
+		if i == 0 || len(row) < 3 {
+			continue
+		}
+		m[row[0]] = row[2]
+	}
+	return m, nil
+}
+
+// parseMeta reads "key: value" lines.
+func parseMeta(r io.Reader) ([][2]string, error) {
+	var out [][2]string
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok {
+			out = append(out, [2]string{strings.TrimSpace(k), strings.TrimSpace(v)})
+		}
+	}
+	return out, sc.Err()
+}
+
+// median of sorted values.
+func median(v []float64) float64 {
+	n := len(v)
+	switch {
+	case n == 0:
+		return math.NaN()
+	case n%2 == 1:
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
+
+// noise summarises the spreads of all cells: their median and maximum, and
+// the cell with the maximum.
+func (d *data) noise() (med, worst float64, where key) {
+	var all []float64
+	worst = -1
+	for k, c := range d.cells {
+		s := c.spread()
+		all = append(all, s)
+		if s > worst || (s == worst && less(k, where)) {
+			worst, where = s, k
+		}
+	}
+	slices.Sort(all)
+	return median(all), worst, where
+}
+
+func less(a, b key) bool {
+	return a.size+a.server+a.mode < b.size+b.server+b.mode
+}

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// A metric is what a chart plots on its y axis.
+type metric struct {
+	title string
+	unit  string
+	value func(c *cell, bytes int64, rps float64) float64 // rps is one run, or the median
+}
+
+var (
+	throughputMetric = metric{
+		title: "Throughput",
+		unit:  "MB/s of file bytes",
+		value: func(_ *cell, bytes int64, rps float64) float64 { return rps * float64(bytes) / 1e6 },
+	}
+	requestsMetric = metric{
+		title: "Requests per second",
+		unit:  "requests/s",
+		value: func(_ *cell, _ int64, rps float64) float64 { return rps },
+	}
+)
+
+var serverStyle = map[string]struct {
+	color, dash string
+	width       float64
+}{
+	"jaws":        {"#d62728", "", 3},
+	"jaws-bare":   {"#ff9896", "6,3", 2},
+	"stdlib":      {"#1f77b4", "", 1.8},
+	"ceiling":     {"#2ca02c", "", 1.8},
+	"ceiling-min": {"#2ca02c", "5,4", 1.5},
+	"nginx":       {"#9467bd", "", 1.8},
+}
+
+const (
+	panelW, panelH         = 480, 400
+	marginL, marginR       = 64, 16
+	marginT, marginB       = 34, 46
+	headerH                = 58
+	chartW                 = 2 * panelW
+	fontFamily             = "Helvetica, Arial, sans-serif"
+	gridColor, axisColor   = "#e4e4e4", "#444"
+	markerColor, textColor = "#ff7f0e", "#222"
+)
+
+// writeSVG draws m against file size, one panel per connection mode, one
+// line per server (the median, with a bar from the slowest to the fastest
+// run), with jaws's CacheMaxFileSize marked.
+func writeSVG(w io.Writer, d *data, m metric) error {
+	var b strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	height := headerH + panelH
+	p(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="%s" font-size="12" fill="%s">`+"\n",
+		chartW, height, chartW, height, fontFamily, textColor)
+	p(`<rect width="100%%" height="100%%" fill="#fff"/>` + "\n")
+	p(`<text x="%d" y="20" font-size="15" font-weight="bold">jaws load benchmark: %s (%s) against file size</text>`+"\n",
+		marginL, esc(strings.ToLower(m.title[:1])+m.title[1:]), esc(m.unit))
+	p(`<text x="%d" y="38" font-size="11" fill="#555">median of %d run(s), bar from slowest to fastest run; server on 1 CPU, wrk on the other; log scales</text>`+"\n",
+		marginL, d.runs)
+
+	// Legend.
+	x := float64(marginL)
+	for _, srv := range d.servers {
+		st := style(srv)
+		p(`<line x1="%.1f" y1="50" x2="%.1f" y2="50" stroke="%s" stroke-width="%.1f"%s/>`, x, x+22, st.color, st.width, dashAttr(st.dash))
+		p(`<text x="%.1f" y="54">%s</text>`+"\n", x+27, esc(srv))
+		x += 27 + 6.8*float64(len(srv)) + 18
+	}
+	if d.cachemax > 0 {
+		p(`<line x1="%.1f" y1="44" x2="%.1f" y2="56" stroke="%s" stroke-width="1.5" stroke-dasharray="4,3"/>`, x, x, markerColor)
+		p(`<text x="%.1f" y="54">jaws CacheMaxFileSize (memory | file)</text>`+"\n", x+6)
+	}
+
+	// One y scale for both panels, so they compare.
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for k, c := range d.cells {
+		for _, v := range []float64{c.rps[0], c.rps[len(c.rps)-1]} {
+			y := m.value(c, d.bytes[k.size], v)
+			if y > 0 {
+				lo, hi = math.Min(lo, y), math.Max(hi, y)
+			}
+		}
+	}
+	if math.IsInf(lo, 0) {
+		lo, hi = 1, 10
+	}
+	ylo, yhi := math.Log10(step125(lo, false)), math.Log10(step125(hi, true))
+	if yhi <= ylo {
+		yhi = ylo + 1
+	}
+	xlo := math.Log10(float64(d.bytes[d.sizes[0]]))
+	xhi := math.Log10(float64(d.bytes[d.sizes[len(d.sizes)-1]]))
+	if xhi == xlo {
+		xlo, xhi = xlo-1, xhi+1
+	}
+	pad := (xhi - xlo) * 0.04
+	xlo, xhi = xlo-pad, xhi+pad
+
+	for i, mode := range d.modes {
+		ox := float64(i * panelW)
+		left, right := ox+marginL, ox+panelW-marginR
+		top, bottom := float64(headerH+marginT), float64(headerH+panelH-marginB)
+		px := func(bytes float64) float64 { return left + (math.Log10(bytes)-xlo)/(xhi-xlo)*(right-left) }
+		py := func(v float64) float64 { return bottom - (math.Log10(v)-ylo)/(yhi-ylo)*(bottom-top) }
+
+		p(`<g>` + "\n")
+		p(`<text x="%.1f" y="%.1f" font-size="13" font-weight="bold">%s</text>`+"\n", left, top-12, esc(modeTitle[mode]))
+		// Grid and y labels: 1, 2, 5 in each decade.
+		for e := math.Floor(ylo); e <= yhi; e++ {
+			for _, f := range []float64{1, 2, 5} {
+				v := f * math.Pow(10, e)
+				if l := math.Log10(v); l < ylo-1e-9 || l > yhi+1e-9 {
+					continue
+				}
+				y := py(v)
+				p(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`, left, y, right, y, gridColor)
+				p(`<text x="%.1f" y="%.1f" text-anchor="end" font-size="11">%s</text>`+"\n", left-5, y+4, esc(short(v)))
+			}
+		}
+		// x ticks at the measured sizes.
+		for _, size := range d.sizes {
+			xx := px(float64(d.bytes[size]))
+			p(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`, xx, top, xx, bottom, gridColor)
+			p(`<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11">%s</text>`+"\n", xx, bottom+15, esc(sizeLabel(d.bytes[size])))
+		}
+		p(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="%s"/>`+"\n", left, top, right-left, bottom-top, axisColor)
+		p(`<text x="%.1f" y="%.1f" text-anchor="middle">file size</text>`+"\n", (left+right)/2, bottom+33)
+		p(`<text transform="translate(%.1f %.1f) rotate(-90)" text-anchor="middle">%s</text>`+"\n", ox+15, (top+bottom)/2, esc(m.unit))
+
+		// The crossover.
+		if cm := float64(d.cachemax); cm > 0 && math.Log10(cm) > xlo && math.Log10(cm) < xhi {
+			xx := px(cm)
+			p(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1.5" stroke-dasharray="4,3"/>`+"\n", xx, top, xx, bottom, markerColor)
+			p(`<text x="%.1f" y="%.1f" text-anchor="end" font-size="10" fill="%s">memory ←</text>`, xx-4, bottom-6, markerColor)
+			p(`<text x="%.1f" y="%.1f" font-size="10" fill="%s">→ file</text>`+"\n", xx+4, bottom-6, markerColor)
+			p(`<text x="%.1f" y="%.1f" font-size="10" fill="%s">CacheMaxFileSize %s</text>`+"\n", xx+4, top+12, markerColor, esc(sizeLabel(d.cachemax)))
+		}
+
+		// The servers, jaws last so it is drawn on top.
+		order := append([]string{}, d.servers...)
+		for j, srv := range order {
+			if srv == "jaws" {
+				order = append(append(order[:j:j], order[j+1:]...), "jaws")
+				break
+			}
+		}
+		for _, srv := range order {
+			st := style(srv)
+			var pts []string
+			for _, size := range d.sizes {
+				c := d.cell(size, srv, mode)
+				if c == nil {
+					continue
+				}
+				n := d.bytes[size]
+				v := m.value(c, n, c.median())
+				if v <= 0 {
+					continue
+				}
+				xx := px(float64(n))
+				pts = append(pts, fmt.Sprintf("%.1f,%.1f", xx, py(v)))
+				vlo, vhi := m.value(c, n, c.rps[0]), m.value(c, n, c.rps[len(c.rps)-1])
+				if vlo > 0 && vhi > vlo {
+					p(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1"/>`, xx, py(vlo), xx, py(vhi), st.color)
+				}
+				p(`<circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s"><title>%s %s %s: %s</title></circle>`+"\n",
+					xx, py(v), 1.2+st.width/1.5, st.color, esc(srv), esc(sizeLabel(n)), esc(modeTitle[mode]), esc(short(v)+" "+m.unit))
+			}
+			if len(pts) > 1 {
+				p(`<polyline class="%s" points="%s" fill="none" stroke="%s" stroke-width="%.1f"%s/>`+"\n",
+					esc(srv), strings.Join(pts, " "), st.color, st.width, dashAttr(st.dash))
+			}
+		}
+		p(`</g>` + "\n")
+	}
+	p("</svg>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// step125 rounds v down (or up) to 1, 2 or 5 times a power of ten.
+func step125(v float64, up bool) float64 {
+	e := math.Pow(10, math.Floor(math.Log10(v)))
+	steps := []float64{1, 2, 5, 10}
+	if up {
+		for _, f := range steps {
+			if f*e >= v*(1-1e-9) {
+				return f * e
+			}
+		}
+	}
+	for i := len(steps) - 1; i >= 0; i-- {
+		if steps[i]*e <= v*(1+1e-9) {
+			return steps[i] * e
+		}
+	}
+	return e
+}
+
+func style(server string) struct {
+	color, dash string
+	width       float64
+} {
+	if st, ok := serverStyle[server]; ok {
+		return st
+	}
+	return struct {
+		color, dash string
+		width       float64
+	}{"#7f7f7f", "", 1.5}
+}
+
+func dashAttr(dash string) string {
+	if dash == "" {
+		return ""
+	}
+	return fmt.Sprintf(` stroke-dasharray="%s"`, dash)
+}
+
+// short writes an axis value: 500, 2k, 10k, 1.5M, 0.5.
+func short(v float64) string {
+	switch {
+	case v >= 1e6:
+		return trim(v/1e6) + "M"
+	case v >= 1e3:
+		return trim(v/1e3) + "k"
+	}
+	return trim(v)
+}
+
+func trim(v float64) string {
+	s := fmt.Sprintf("%.1f", v)
+	return strings.TrimSuffix(s, ".0")
+}
+
+var esc = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace
