@@ -152,7 +152,7 @@ type Handler struct {
 	cache     *cache
 	stats     stats
 	transfers transfers
-	servers   sync.Map // *http.Server -> *atomic.Bool, set when it shuts down
+	servers   sync.Map // *http.Server -> *serverState
 }
 
 // New returns a Handler serving the directory root. No file outside root is
