@@ -108,6 +108,16 @@ func (s *rawSite) check(t *testing.T, raw, out []byte, timedOut bool) {
 			}
 			t.Fatalf("response %d unparsable: %v\n%q", i, err, out)
 		}
+		if method == "HEAD" && rejected(resp) {
+			// net/http refused the request before any handler ran (a
+			// version or Host it does not take, say), so it is no HEAD to
+			// the server: its error body is all that follows.
+			rest, _ := io.ReadAll(br)
+			if resp.ContentLength >= 0 && int64(len(rest)) != resp.ContentLength {
+				t.Fatalf("response %d: %d body bytes, Content-Length %d", i, len(rest), resp.ContentLength)
+			}
+			return
+		}
 		body, err := io.ReadAll(resp.Body)
 		if err != nil {
 			if timedOut {
@@ -166,6 +176,16 @@ func (s *rawSite) checkSpan(t *testing.T, i int, cr string, b []byte) {
 	if !bytes.Equal(b, data[first:last+1]) {
 		t.Fatalf("response %d: %q: %d bytes that are not the file's", i, cr, len(b))
 	}
+}
+
+// rejected reports whether resp is net/http's refusal of a request it could
+// not take, which ends the connection: statuses jaws itself never sends.
+func rejected(resp *http.Response) bool {
+	switch resp.StatusCode {
+	case 400, 408, 413, 414, 417, 431, 501, 505:
+		return resp.Close
+	}
+	return false
 }
 
 // requestMethods parses raw as net/http's server does, for the method of
