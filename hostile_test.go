@@ -90,6 +90,7 @@ func TestIdleKeepAliveAfterHijack(t *testing.T) {
 			t.Fatal("body differs")
 		}
 	}
+	waitTransfers(t, h, 10*time.Second) // the last one is counted once it returns
 	if n := h.Stats().ZeroCopy.Responses; n != clients {
 		t.Fatalf("%d zero-copy responses, want %d", n, clients)
 	}
