@@ -152,7 +152,7 @@ type Handler struct {
 	cache     *cache
 	stats     stats
 	transfers transfers
-	servers   sync.Map // *http.Server -> *atomic.Bool, set when it shuts down
+	servers   sync.Map // *http.Server -> *serverState
 }
 
 // New returns a Handler serving the directory root. No file outside root is
@@ -410,11 +410,16 @@ func localRedirect(w http.ResponseWriter, r *http.Request, loc string) {
 }
 
 // fail answers for err with a status that reveals nothing of the file system
-// and logs what the client does not see.
+// and logs what the client does not see. A 503 (out of descriptors, a file
+// changing under the request, a closed handler) asks the client to retry in
+// a second (RFC 9110 §10.2.3).
 func (h *Handler) fail(w http.ResponseWriter, err error) {
 	code := errorStatus(err)
-	if code == http.StatusInternalServerError {
+	switch code {
+	case http.StatusInternalServerError:
 		h.opts.ErrorLog.Printf("jaws: %v", err)
+	case http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", "1")
 	}
 	h.serveError(w, code)
 }

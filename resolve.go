@@ -139,14 +139,18 @@ var errNotRegular = errors.New("jaws: not a regular file")
 // errorStatus maps a resolution error to a status and a body that reveals
 // nothing about the file system. Escapes from the root, loops, bad names and
 // special files all look like absent files: each is "nothing to serve here".
+// Running out of descriptors (EMFILE for the process, ENFILE for the system)
+// is a passing overload, not a fault: 503, which the handler sends with
+// Retry-After, so clients back off while cache hits, which open nothing,
+// go on being served.
 func errorStatus(err error) int {
 	switch {
 	case errors.Is(err, fs.ErrPermission):
 		return 403
-	case errors.Is(err, os.ErrClosed), errors.Is(err, errChanged):
+	case errors.Is(err, os.ErrClosed), errors.Is(err, errChanged),
+		errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
 		return 503
-	case errors.Is(err, syscall.EIO), errors.Is(err, syscall.EMFILE),
-		errors.Is(err, syscall.ENFILE), errors.Is(err, syscall.ENOMEM):
+	case errors.Is(err, syscall.EIO), errors.Is(err, syscall.ENOMEM):
 		return 500
 	}
 	return 404

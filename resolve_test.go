@@ -91,7 +91,9 @@ func TestErrorStatus(t *testing.T) {
 		{"special file", errNotRegular, 404},
 		{"closed", os.ErrClosed, 503},
 		{"io error", syscall.EIO, 500},
-		{"out of descriptors", fmt.Errorf("open: %w", syscall.EMFILE), 500},
+		{"out of descriptors", fmt.Errorf("open: %w", syscall.EMFILE), 503},
+		{"out of system descriptors", &fs.PathError{Op: "openat", Path: "x", Err: syscall.ENFILE}, 503},
+		{"out of memory", syscall.ENOMEM, 500},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,238 @@
+package jaws
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// checkNoLeaks records the process's descriptors and goroutines, and at the
+// end of the test checks that both came back to where they were (polling,
+// for the asynchronous cleanup of connections). Tests that use it are not
+// parallel: they count the whole process.
+func checkNoLeaks(t *testing.T) {
+	t.Helper()
+	fds, goroutines := openFDs(), countGoroutines()
+	t.Cleanup(func() {
+		var nf, ng int
+		for end := time.Now().Add(5 * time.Second); ; {
+			nf, ng = openFDs(), countGoroutines()
+			if nf <= fds && ng <= goroutines || time.Now().After(end) {
+				break
+			}
+		}
+		if nf > fds {
+			t.Errorf("%d descriptors open at the end, %d at the start", nf, fds)
+		}
+		if ng > goroutines {
+			t.Errorf("%d goroutines at the end, %d at the start", ng, goroutines)
+		}
+	})
+}
+
+// TestSlowlorisReaders: many clients ask for a large file on the zero-copy
+// path and never read it. Each transfer fails after SendTimeout, and its
+// connection, goroutine and descriptor reference are released.
+func TestSlowlorisReaders(t *testing.T) {
+	_, h, _ := zcSite(t, Options{SendTimeout: 200 * time.Millisecond}, 32<<20)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	warm := dialRaw(t, srv)
+	warm.send(t, get11("/33554432.bin"))
+	warm.read(t, "GET")
+	warm.Close()
+	checkNoLeaks(t)
+	const clients = 32
+	conns := make([]*rawConn, clients)
+	for i := range conns {
+		conns[i] = dialRaw(t, srv)
+		conns[i].send(t, get11("/33554432.bin"))
+	}
+	for _, c := range conns {
+		if _, err := http.ReadResponse(c.br, nil); err != nil { // the header only
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	waitTransfers(t, h, 20*time.Second)
+	t.Logf("%d stalled transfers ended %v after their headers", clients, time.Since(start).Round(time.Millisecond))
+	if !onlyCacheRef(h, "33554432.bin") {
+		t.Error("descriptor references of the stalled transfers not released")
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+}
+
+// TestIdleKeepAliveAfterHijack: hundreds of connections that took the
+// zero-copy path and then sit idle are the http.Server's again: its
+// IdleTimeout closes them, and nothing of them is left.
+func TestIdleKeepAliveAfterHijack(t *testing.T) {
+	_, h, files := zcSite(t, Options{}, 8192)
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.IdleTimeout = 300 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	checkNoLeaks(t)
+	const clients = 200
+	conns := make([]*rawConn, clients)
+	for i := range conns {
+		conns[i] = dialRaw(t, srv)
+		conns[i].send(t, get11("/8192.bin"))
+		if _, body := conns[i].read(t, "GET"); !bytes.Equal(body, files["8192.bin"]) {
+			t.Fatal("body differs")
+		}
+	}
+	waitTransfers(t, h, 10*time.Second) // the last one is counted once it returns
+	if n := h.Stats().ZeroCopy.Responses; n != clients {
+		t.Fatalf("%d zero-copy responses, want %d", n, clients)
+	}
+	for i, c := range conns {
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if n, err := c.br.Read(make([]byte, 1)); err != io.EOF {
+			t.Fatalf("connection %d: %d bytes, %v; want the server to close it when idle", i, n, err)
+		}
+		c.Close()
+	}
+}
+
+// TestHeaderAndRangeFloods: oversized headers are refused by net/http
+// before jaws sees them, and a Range header with thousands of ranges gets a
+// response no larger than about the file, on every transfer path.
+func TestHeaderAndRangeFloods(t *testing.T) {
+	t.Parallel()
+	const size = 100 << 10
+	for _, mode := range faultModes {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			_, h, _ := zcSite(t, Options{CacheMaxFileSize: mode.o.CacheMaxFileSize, Transfer: mode.o.Transfer}, size)
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			var many, overlapping strings.Builder
+			many.WriteString("bytes=")
+			overlapping.WriteString("bytes=")
+			for i := range 20000 {
+				fmt.Fprintf(&many, "%d-%d,", 2*i%size, 2*i%size)
+				overlapping.WriteString("0-,")
+			}
+			tests := []struct {
+				name   string
+				extra  []string
+				status int
+			}{
+				{"2 MB header", []string{"X-Flood: " + strings.Repeat("a", 2<<20) + "\r\n"}, 431},
+				{"thousands of header lines", func() []string {
+					var l []string
+					for i := range 100000 {
+						l = append(l, fmt.Sprintf("X-F%d: v\r\n", i))
+					}
+					return l
+				}(), 431},
+				{"20000 small ranges", []string{"Range: " + many.String() + "\r\n"}, 200},
+				{"20000 whole-file ranges", []string{"Range: " + overlapping.String() + "\r\n"}, 200},
+				{"33 ranges", []string{"Range: bytes=" + strings.Repeat("0-0,", 32) + "5-5\r\n"}, 200},
+			}
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					c := dialRaw(t, srv)
+					req := get11("/102400.bin", tt.extra...)
+					go io.WriteString(c, req) // the server may answer before it reads all, and close
+					resp, body := c.read(t, "GET")
+					if resp.StatusCode != tt.status {
+						t.Fatalf("%d, want %d", resp.StatusCode, tt.status)
+					}
+					if len(body) > size+4096 {
+						t.Fatalf("a body of %d bytes for a file of %d", len(body), size)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestServerShutdownWithTransfers: the documented order, http.Server.Shutdown
+// then Handler.Shutdown with the same deadline, with zero-copy transfers in
+// flight: transfers whose clients read complete in full; stalled ones are
+// ended at the deadline; nothing hangs and nothing leaks.
+func TestServerShutdownWithTransfers(t *testing.T) {
+	_, h, files := zcSite(t, Options{}, 16<<20)
+	data := files["16777216.bin"]
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	warm := dialRaw(t, srv)
+	warm.send(t, get11("/16777216.bin"))
+	warm.read(t, "GET")
+	warm.Close()
+	checkNoLeaks(t)
+
+	const readers, stalled = 4, 4
+	var wg sync.WaitGroup
+	bodies := make(chan error, readers)
+	for range readers {
+		c := dialRaw(t, srv)
+		c.send(t, get11("/16777216.bin"))
+		resp, err := http.ReadResponse(c.br, nil)
+		must(t, err)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, err := io.ReadAll(resp.Body)
+			if err == nil && !bytes.Equal(b, data) {
+				err = fmt.Errorf("%d bytes, not the file", len(b))
+			}
+			bodies <- err
+		}()
+	}
+	var stalls []*rawConn
+	for range stalled {
+		c := dialRaw(t, srv)
+		c.send(t, get11("/16777216.bin"))
+		_, err := http.ReadResponse(c.br, nil) // and no further
+		must(t, err)
+		stalls = append(stalls, c)
+	}
+	idle := dialRaw(t, srv) // an idle keep-alive connection the server closes
+	idle.send(t, get11("/16777216.bin"))
+	idle.read(t, "GET")
+
+	const deadline = time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	start := time.Now()
+	if err := srv.Config.Shutdown(ctx); err != nil {
+		t.Fatalf("http.Server.Shutdown: %v", err)
+	}
+	err := h.Shutdown(ctx)
+	elapsed := time.Since(start)
+	if err != context.DeadlineExceeded {
+		t.Errorf("Handler.Shutdown: %v, want the deadline: the stalled transfers outlast it", err)
+	}
+	if elapsed > deadline+2*time.Second {
+		t.Errorf("shutdown took %v with a deadline of %v", elapsed, deadline)
+	}
+	if n := h.transfers.inFlight(); n != 0 {
+		t.Errorf("%d transfers in flight after Shutdown", n)
+	}
+	wg.Wait()
+	close(bodies)
+	for err := range bodies {
+		if err != nil {
+			t.Errorf("a reading client's transfer: %v", err)
+		}
+	}
+	for _, c := range append(stalls, idle) {
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, err := io.Copy(io.Discard, c.br); err != nil {
+			t.Errorf("a connection did not end after shutdown: %v", err)
+		}
+		c.Close()
+	}
+	t.Logf("shutdown with %d reading and %d stalled transfers: %v", readers, stalled, elapsed.Round(time.Millisecond))
+}
