@@ -140,6 +140,14 @@ func (d *data) rpsTable(b *strings.Builder, mode string) {
 }
 
 func (d *data) mbpsTable(b *strings.Builder) {
+	d.serverTable(b, func(c *cell, bytes int64) string {
+		return throughput(c.mbps(bytes))
+	})
+}
+
+// serverTable writes one column per mode and server, a row per size, each
+// cell formatted by value (empty where there is no measurement).
+func (d *data) serverTable(b *strings.Builder, value func(c *cell, bytes int64) string) {
 	head := []string{"size"}
 	for _, mode := range d.modes {
 		for _, srv := range d.servers {
@@ -156,11 +164,11 @@ func (d *data) mbpsTable(b *strings.Builder) {
 		cols := []string{sizeLabel(d.bytes[size])}
 		for _, mode := range d.modes {
 			for _, srv := range d.servers {
+				v := ""
 				if c := d.cell(size, srv, mode); c != nil {
-					cols = append(cols, throughput(c.mbps(d.bytes[size])))
-				} else {
-					cols = append(cols, "")
+					v = value(c, d.bytes[size])
 				}
+				cols = append(cols, v)
 			}
 		}
 		row(b, cols)
@@ -179,32 +187,12 @@ func (d *data) hasCPU() bool {
 // cpuTable shows the server CPU time per response, with stdlib's and the
 // ceiling's over jaws's (how many times more CPU they spend per response).
 func (d *data) cpuTable(b *strings.Builder) {
-	head := []string{"size"}
-	for _, mode := range d.modes {
-		for _, srv := range d.servers {
-			head = append(head, fmt.Sprintf("%s (%s)", srv, modeShort(mode)))
+	d.serverTable(b, func(c *cell, _ int64) string {
+		if len(c.cpuUS) == 0 {
+			return ""
 		}
-	}
-	row(b, head)
-	align := []string{"---"}
-	for range len(head) - 1 {
-		align = append(align, "---:")
-	}
-	row(b, align)
-	for _, size := range d.sizes {
-		cols := []string{sizeLabel(d.bytes[size])}
-		for _, mode := range d.modes {
-			for _, srv := range d.servers {
-				c := d.cell(size, srv, mode)
-				if c == nil || len(c.cpuUS) == 0 {
-					cols = append(cols, "")
-					continue
-				}
-				cols = append(cols, micros(median(c.cpuUS)))
-			}
-		}
-		row(b, cols)
-	}
+		return micros(median(c.cpuUS))
+	})
 }
 
 func micros(v float64) string {
