@@ -351,7 +351,7 @@ n=$((runs * ${#size_list[@]} * 2 * ${#server_list[@]}))
 log "measuring: $runs run(s) x ${#size_list[@]} size(s) x 2 modes x ${#server_list[@]} servers = $n x $duration"
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "commit: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- . 2>/dev/null || echo ' (modified)')"
+	echo "commit: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- . ':!bench/results' 2>/dev/null || echo ' (modified)')"
 	echo "cpu: $(lscpu 2>/dev/null | sed -nE 's/^Model name:[[:space:]]*//p' | head -1), $(nproc) CPUs"
 	echo "kernel: $(uname -sr)"
 	echo "go: $(go version | cut -d' ' -f3-)"

@@ -290,7 +290,7 @@ func calibrate(sizes []int64, rounds int, duration time.Duration, l loader, out 
 				i := (k + r + j) % len(servers) // alternate which goes first
 				var v float64
 				for try := 0; ; try++ {
-					waitQuiet()
+					waitQuiet(ctx)
 					before, start := snapshot(), time.Now()
 					v, err = l.load(ctx, servers[i].addr, fileName(n), n, duration)
 					if err != nil {

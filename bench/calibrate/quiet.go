@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"strconv"
 	"time"
@@ -91,11 +92,11 @@ func others(before, after procTimes, d time.Duration) float64 {
 	return float64(ticks) / ticksPerSecond / d.Seconds()
 }
 
-// waitQuiet returns once other processes use less than quietCPUs, or after
-// quietWait.
-func waitQuiet() {
+// waitQuiet returns once other processes use less than quietCPUs, after
+// quietWait, or when ctx is done.
+func waitQuiet(ctx context.Context) {
 	deadline := time.Now().Add(quietWait)
-	for time.Now().Before(deadline) {
+	for time.Now().Before(deadline) && ctx.Err() == nil {
 		a := snapshot()
 		if a == nil {
 			return
