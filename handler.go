@@ -227,7 +227,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next http.Handle
 		return
 	}
 	name, ok := cleanName(r.URL.Path, h.opts.ServeDotFiles)
-	if !ok || !isCanonical(r.URL) {
+	if !ok || needlessEscape(r.URL.RawPath) {
 		h.notFound(w, r, next)
 		return
 	}

@@ -3,7 +3,6 @@ package jaws
 import (
 	"errors"
 	"io/fs"
-	"net/url"
 	"os"
 	"path"
 	"strconv"
@@ -15,17 +14,24 @@ const indexPage = "index.html"
 
 // cleanName turns a URL path into a name relative to the root, or reports that
 // no file may answer it. The path is already percent-decoded by net/http, so
-// "%2e%2e" and "%2f" arrive here as ".." and "/" and path.Clean removes them;
-// what remains can still hold a NUL, which no file name has, or a backslash,
-// which is a separator on Windows and must not become one.
+// "%2e%2e" and "%2f" arrive here as ".." and "/". A path that cleans to
+// another (dot or empty segments) is refused rather than cleaned: a router in
+// front, such as chi with an auth group, matched the path as sent, so serving
+// what "/x/../private/a" or "//private/a" cleans to would reach a file a
+// route guards (net/http.ServeMux redirects such paths before any handler
+// sees them). A NUL, which no file name has, and a backslash, a separator on
+// Windows, are refused too.
 func cleanName(urlPath string, serveDot bool) (name string, ok bool) {
 	if strings.ContainsAny(urlPath, "\x00\\") {
 		return "", false
 	}
 	if !strings.HasPrefix(urlPath, "/") {
-		urlPath = "/" + urlPath
+		urlPath = "/" + urlPath // as left by http.StripPrefix
 	}
 	p := path.Clean(urlPath)
+	if p != urlPath && (p == "/" || p+"/" != urlPath) { // a trailing slash is canonical
+		return "", false
+	}
 	if !serveDot && hasHiddenElem(p) {
 		return "", false
 	}
@@ -35,37 +41,22 @@ func cleanName(urlPath string, serveDot bool) (name string, ok bool) {
 	return p[1:], true
 }
 
-// isCanonical reports whether the request path is in the form routers match
-// on: no dot or empty segments, and no percent-encoded "/" or unreserved
-// character (RFC 3986 §2.3 says those must not be encoded). A router in
-// front, such as chi with an auth group, matches the path as sent; if jaws
-// served what such a path cleans to, "/x/../private/a", "//private/a",
-// "/priv%61te/a" or "/private%2Fa" would reach a file that a route guards.
-// net/http.ServeMux redirects such paths before any handler sees them.
-func isCanonical(u *url.URL) bool {
-	p := u.Path
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p // as left by http.StripPrefix
-	}
-	c := path.Clean(p)
-	if c != "/" && strings.HasSuffix(p, "/") {
-		c += "/"
-	}
-	if c != p {
-		return false
-	}
-	for raw := u.RawPath; ; raw = raw[3:] {
+// needlessEscape reports whether a raw path percent-encodes "/" or an
+// unreserved character (RFC 3986 §2.3 says those must not be encoded):
+// routers match "/priv%61te/a" and "/private%2Fa" as sent, so jaws must not
+// serve the file they decode to (see cleanName).
+func needlessEscape(raw string) bool {
+	for ; ; raw = raw[3:] {
 		i := strings.IndexByte(raw, '%')
 		if i < 0 || i+3 > len(raw) {
-			break
+			return false
 		}
 		raw = raw[i:]
 		b, err := strconv.ParseUint(raw[1:3], 16, 8)
 		if err != nil || b == '/' || unreserved(byte(b)) {
-			return false
+			return true
 		}
 	}
-	return true
 }
 
 func unreserved(c byte) bool {

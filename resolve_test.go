@@ -28,10 +28,11 @@ func TestCleanName(t *testing.T) {
 		{"empty", "", false, ".", true},
 		{"file", "/a/b.txt", false, "a/b.txt", true},
 		{"no leading slash", "a/b.txt", false, "a/b.txt", true},
-		{"dotdot cleaned at root", "/../../etc/passwd", false, "etc/passwd", true},
-		{"dotdot inside", "/a/../b", false, "b", true},
-		{"dot segments", "/./a/./b/", false, "a/b", true},
-		{"double slash", "//a//b", false, "a/b", true},
+		{"dotdot refused", "/../../etc/passwd", false, "", false},
+		{"dotdot inside refused", "/a/../b", false, "", false},
+		{"dot segments refused", "/./a/./b/", false, "", false},
+		{"trailing slash kept", "/a/b/", false, "a/b", true},
+		{"double slash refused", "//a//b", false, "", false},
 		{"NUL", "/a\x00b", false, "", false},
 		{"backslash", "/..\\secret", false, "", false},
 		{"dotfile", "/.env", false, "", false},
@@ -39,7 +40,8 @@ func TestCleanName(t *testing.T) {
 		{"nested dotfile", "/a/.hidden", false, "", false},
 		{"dotfile served", "/.well-known/x", true, ".well-known/x", true},
 		{"dot inside name", "/a.b/c.d", false, "a.b/c.d", true},
-		{"trailing dots cleaned", "/a/..", false, ".", true},
+		{"trailing dots refused", "/a/..", false, "", false},
+		{"root with two slashes refused", "//", false, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
