@@ -32,9 +32,17 @@ type entry struct {
 	sf       *sharedFile // for a file sent from disk: its descriptor, shared by zero-copy transfers
 	future   bool        // the mtime was ahead of the clock when the entry was built
 
+	// Content codings. A file's own entry knows which codings it can be
+	// served in; a variant (a sibling's bytes, or the file compressed) is
+	// an entry of its own, cached under the request name and coding.
+	coding       coding        // a variant's coding; identity for the file itself
+	siblings     codingSet     // precompressed siblings found when the entry was built
+	compressible bool          // the file may be compressed on first request
+	poor         atomic.Uint32 // codingSet of codings found to save too little
+
 	// Header values, shared read-only by every response from this entry,
 	// so a hit allocates none of them. Canonical keys: "Etag", not "ETag".
-	hdrETag, hdrCtype, hdrLength, hdrLastModified []string
+	hdrETag, hdrCtype, hdrLength, hdrLastModified, hdrEncoding []string
 }
 
 var hdrAcceptRanges = []string{"bytes"}
@@ -71,14 +79,28 @@ func newEntry(file string, dirIndex bool, f *os.File, info fs.FileInfo, maxBody 
 		e.ctype = contentType(file, head[:n])
 		e.sf = newSharedFile(f)
 	}
+	e.future = info.ModTime().After(time.Now())
+	e.setHeaders()
+	return e, nil
+}
+
+// setHeaders precomputes the header values of a built entry.
+func (e *entry) setHeaders() {
 	e.hdrETag = []string{e.etag}
 	e.hdrCtype = []string{e.ctype}
-	e.hdrLength = []string{strconv.FormatInt(size, 10)}
-	e.future = info.ModTime().After(time.Now())
-	if mod := info.ModTime(); !isZeroTime(mod) {
+	e.hdrLength = []string{strconv.FormatInt(e.size(), 10)}
+	if mod := e.info.ModTime(); !isZeroTime(mod) {
 		e.hdrLastModified = []string{mod.UTC().Format(http.TimeFormat)}
 	}
-	return e, nil
+}
+
+// size is the length of the entry's bytes: the file's, or a compressed
+// variant's.
+func (e *entry) size() int64 {
+	if e.body != nil {
+		return int64(len(e.body))
+	}
+	return e.info.Size()
 }
 
 // contentType is the type by extension, else sniffed from the first bytes,
@@ -263,7 +285,7 @@ func (c *cache) held() int64 {
 	return c.rc.MaxCost() - c.rc.RemainingCost()
 }
 
-// sync waits until every put so far is applied; for tests only.
+// sync waits until every put so far is applied.
 func (c *cache) sync() { c.rc.Wait() }
 
 func (c *cache) close() { c.rc.Close() }

@@ -2,10 +2,12 @@ package jaws
 
 import (
 	"context"
+	"fmt"
 	"log"
 	"net/http"
 	"net/url"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -99,6 +101,11 @@ type Options struct {
 	// sendfile_max_chunk). 0 means the default, 2 MiB.
 	SendChunk int64
 
+	// Compression sets how files are served compressed: precompressed
+	// siblings ("foo.js.br" next to "foo.js") and files compressed once on
+	// first request, both on by default; see Compression.
+	Compression Compression
+
 	// ErrorLog receives errors that become a 500 response, which the client
 	// does not see the details of. nil means the log package's standard
 	// logger.
@@ -135,6 +142,12 @@ func (o Options) withDefaults() Options {
 	if o.MaxRanges == 0 {
 		o.MaxRanges = defaultMaxRanges
 	}
+	if o.Compression.MinSize == 0 {
+		o.Compression.MinSize = defaultCompressMinSize
+	}
+	if o.Compression.MaxSize == 0 {
+		o.Compression.MaxSize = defaultCompressMaxSize
+	}
 	if o.ErrorLog == nil {
 		o.ErrorLog = log.Default()
 	}
@@ -161,6 +174,10 @@ type Handler struct {
 	stats     stats
 	transfers transfers
 	servers   sync.Map // *http.Server -> *serverState
+
+	encodings   []coding  // Options.Compression.Encodings, in the server's order
+	encodingSet codingSet // the same as a set
+	encoder     *encoder
 }
 
 // New returns a Handler serving the directory root. No file outside root is
@@ -168,6 +185,13 @@ type Handler struct {
 // the root and similar escapes fail.
 func New(root string, opts Options) (*Handler, error) {
 	opts = opts.withDefaults()
+	encodings, err := parseEncodings(opts.Compression.Encodings)
+	if err != nil {
+		return nil, err
+	}
+	if lv := opts.Compression.Level; lv < LevelDefault || lv > LevelBest {
+		return nil, fmt.Errorf("jaws: unknown compression level %d", lv)
+	}
 	c, err := newCache(opts)
 	if err != nil {
 		return nil, err
@@ -177,7 +201,9 @@ func New(root string, opts Options) (*Handler, error) {
 		c.close()
 		return nil, err
 	}
-	return &Handler{root: r, statDir: openStatDir(root), opts: opts, cache: c}, nil
+	return &Handler{root: r, statDir: openStatDir(root), opts: opts, cache: c,
+		encodings: encodings, encodingSet: setOf(encodings...),
+		encoder: newEncoder(opts.Compression.Level, max(1, runtime.GOMAXPROCS(0)/2))}, nil
 }
 
 // Shutdown waits until the zero-copy transfers in flight are done, or ctx
@@ -264,6 +290,14 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next http.Handle
 		h.serveDir(w, r, t.f)
 		return
 	}
+	// An outer handler that set Content-Encoding encodes the body itself.
+	if _, outer := w.Header()["Content-Encoding"]; !outer && (t.e.siblings != 0 || t.e.compressible) {
+		addVary(w.Header())
+		if v, ok := h.chooseVariant(r, name, t.e, need); ok {
+			t.close()
+			t = v
+		}
+	}
 	h.serveEntry(w, r, &t)
 }
 
@@ -301,6 +335,7 @@ func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request, next 
 func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target) {
 	e := t.e
 	hdr := w.Header()
+	_, outerEncoded := hdr["Content-Encoding"]
 	mod, lastMod := e.info.ModTime(), e.hdrLastModified
 	if e.future {
 		// RFC 9110 §8.8.2.1: a Last-Modified later than Date must be
@@ -333,7 +368,7 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target) 
 	} else {
 		hdr["Content-Type"] = e.hdrCtype
 	}
-	size := e.info.Size()
+	size := e.size()
 	rangeHdr := ""
 	if useRange {
 		rangeHdr = first(r.Header, "Range")
@@ -351,13 +386,20 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target) 
 	case resp.status == http.StatusPartialContent:
 		hdr.Set("Content-Range", resp.part.contentRange(size))
 	}
+	if e.hdrEncoding != nil {
+		hdr["Content-Encoding"] = e.hdrEncoding
+	}
 	// As in http.ServeContent: an outer handler that set Content-Encoding is
 	// transforming the body, so its length is unknown unless this is a range.
 	switch {
 	case resp.status == http.StatusPartialContent:
 		hdr.Set("Content-Length", strconv.FormatInt(resp.length, 10))
-	case first(hdr, "Content-Encoding") == "":
+	case !outerEncoded:
 		hdr["Content-Length"] = e.hdrLength
+	}
+	resp.transformed = outerEncoded
+	if e.coding != identity {
+		h.stats.encoded.Add(1)
 	}
 	h.send(w, r, t, &resp)
 }

@@ -207,24 +207,33 @@ func (h *Handler) resolve(name string, need fdNeed) (target, error) {
 		f, info, file, dirIndex = fi, iinfo, index, true
 	}
 	e, err := h.cache.build(name, info, func() (*entry, error) {
-		return newEntry(file, dirIndex, f, info, h.cache.maxBody)
+		e, err := newEntry(file, dirIndex, f, info, h.cache.maxBody)
+		if err == nil {
+			h.describeVariants(e)
+		}
+		return e, err
 	})
 	if err != nil {
 		f.Close()
 		return target{}, err
 	}
+	return built(e, f), nil
+}
+
+// built is the target for a request that opened f and got entry e, built
+// by itself or by a concurrent request for the same file.
+func built(e *entry, f *os.File) target {
 	switch {
 	case e.body != nil:
 		f.Close()
-		return target{e: e}, nil
+		return target{e: e}
 	case e.sf != nil && e.sf.f == f:
-		// This request built the entry, which now owns f.
-		if !e.sf.acquire() {
-			return target{}, errNotRegular // unreachable: the cache's reference is not released yet
-		}
-		return target{e: e, sf: e.sf}, nil
+		// This request built the entry, which now owns f. The cache's
+		// reference is not released yet, so acquire cannot fail.
+		e.sf.acquire()
+		return target{e: e, sf: e.sf}
 	}
-	return target{e: e, f: f}, nil
+	return target{e: e, f: f}
 }
 
 // confirm checks a cached entry against the file it describes and takes the

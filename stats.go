@@ -16,6 +16,13 @@ type Stats struct {
 	CacheHits, CacheMisses uint64
 	// CacheEvictions counts entries the cache dropped to stay in bounds.
 	CacheEvictions uint64
+	// Compressions counts files compressed on first request (Options.Compression):
+	// one per file version and coding while the cache keeps the result.
+	Compressions uint64
+	// Encoded counts the 200/206 responses sent in a content coding (from
+	// a sibling or compressed), included in the path counts above.
+	Encoded uint64
+
 	// CacheBytes is what the cache holds now, by its cost accounting: bodies,
 	// headers and per-entry overhead. It stays within Options.CacheMaxBytes.
 	CacheBytes int64
@@ -40,11 +47,14 @@ func (h *Handler) Stats() Stats {
 		CacheMisses:    h.cache.miss.Load(),
 		CacheEvictions: h.cache.evictions.Load(),
 		CacheBytes:     h.cache.held(),
+		Compressions:   h.stats.compressions.Load(),
+		Encoded:        h.stats.encoded.Load(),
 	}
 }
 
 type stats struct {
 	requests                   atomic.Uint64
+	compressions, encoded      atomic.Uint64
 	memory, zeroCopy, fallback pathCounter
 }
 

@@ -13,6 +13,10 @@ type response struct {
 	length int64            // Content-Length of the body
 	part   span             // the file bytes, when they are one part
 	mp     *multipartLayout // several parts: multipart/byteranges
+
+	// transformed: an outer handler set Content-Encoding and will encode
+	// what jaws writes, so it must see the bytes (no zero-copy).
+	transformed bool
 }
 
 // planResponse turns a Range header (already cleared by If-Range when it
@@ -47,7 +51,7 @@ func (h *Handler) send(w http.ResponseWriter, r *http.Request, t *target, resp *
 		h.stats.memory.add(writeResponse(w, r, e, resp))
 		return
 	}
-	if t.sf != nil && h.zeroCopySize(resp.length) && h.zeroCopyCandidate(w, r) {
+	if t.sf != nil && !resp.transformed && h.zeroCopySize(resp.length) && h.zeroCopyCandidate(w, r) {
 		if h.zeroCopy(w, r, t.sf, resp) {
 			return
 		}

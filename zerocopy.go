@@ -77,9 +77,6 @@ func isServerWriter(w http.ResponseWriter) bool {
 // net/http's, so the caller serves the request through the fallback.
 func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFile, resp *response) (handled bool) {
 	hdr := w.Header()
-	if _, ok := hdr["Content-Encoding"]; ok {
-		return false
-	}
 	if _, ok := hdr["Transfer-Encoding"]; ok {
 		return false
 	}
