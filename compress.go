@@ -182,7 +182,7 @@ func (h *Handler) describeVariants(e *entry) {
 		}
 	}
 	size := e.info.Size()
-	e.compressible = !cfg.DisableCompression && h.cache.maxBody >= 0 &&
+	e.compressible = !cfg.DisableCompression && h.encodingSet != 0 && h.cache.maxBody >= 0 &&
 		size >= cfg.MinSize && size <= cfg.MaxSize && size < h.cache.rc.MaxCost() &&
 		compressibleType(e.ctype)
 }

@@ -11,8 +11,9 @@ type Stats struct {
 	// response and no bytes).
 	Memory, ZeroCopy, Fallback PathStats
 
-	// CacheHits and CacheMisses count lookups by request name: a hit is an
-	// entry confirmed fresh; a miss (absent or stale) builds a new entry.
+	// CacheHits and CacheMisses count lookups by request name, and by name
+	// and coding for compressed variants: a hit is an entry confirmed
+	// fresh; a miss (absent or stale) builds a new entry.
 	CacheHits, CacheMisses uint64
 	// CacheEvictions counts entries the cache dropped to stay in bounds.
 	CacheEvictions uint64
