@@ -7,7 +7,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+
+	chimw "github.com/go-chi/chi/v5/middleware"
 )
 
 var benchSizes = []struct {
@@ -89,5 +92,52 @@ func BenchmarkLoopback(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkCompressed measures one GET of 64 KiB of JavaScript in the
+// handler alone: jaws without Accept-Encoding, jaws answering from its
+// cached compressed variants, and chi's Compress middleware in front of
+// http.FileServer, which compresses on every request.
+func BenchmarkCompressed(b *testing.B) {
+	dir := b.TempDir()
+	var src []byte
+	for _, f := range []string{"net/http/server.go", "net/http/fs.go", "net/http/transport.go"} {
+		text, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", f))
+		must(b, err)
+		src = append(src, text...)
+	}
+	src = src[:64<<10]
+	must(b, os.WriteFile(filepath.Join(dir, "app.js"), src, 0o644))
+	h, err := New(dir, Options{})
+	must(b, err)
+	b.Cleanup(func() { h.Close() })
+	peers := []struct {
+		name, accept string
+		h            http.Handler
+	}{
+		{"jaws/identity", "", h},
+		{"jaws/gzip", "gzip", h},
+		{"jaws/br", "br", h},
+		{"jaws/zstd", "zstd", h},
+		{"chi-compress/gzip", "gzip", chimw.Compress(5)(http.FileServer(http.Dir(dir)))},
+	}
+	for _, p := range peers {
+		b.Run(p.name, func(b *testing.B) {
+			r := httptest.NewRequest("GET", "/app.js", nil)
+			if p.accept != "" {
+				r.Header.Set("Accept-Encoding", p.accept)
+			}
+			w := &discardWriter{h: http.Header{}}
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				p.h.ServeHTTP(w, r)
+			}
+			if got := w.h.Get("Content-Encoding"); got != p.accept {
+				b.Fatalf("Content-Encoding %q, want %q", got, p.accept)
+			}
+		})
 	}
 }

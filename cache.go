@@ -39,6 +39,7 @@ type entry struct {
 	siblings     codingSet     // precompressed siblings found when the entry was built
 	compressible bool          // the file may be compressed on first request
 	poor         atomic.Uint32 // codingSet of codings found to save too little
+	variantKeys  [numCodings]string
 
 	// Header values, shared read-only by every response from this entry,
 	// so a hit allocates none of them. Canonical keys: "Etag", not "ETag".
@@ -133,6 +134,9 @@ const fdCost = 64 << 10
 // date header values are at most 64 bytes together.
 func (e *entry) cost(key string) int64 {
 	n := len(e.body) + len(key) + len(e.file) + 2*len(e.etag) + 2*len(e.ctype) + 64
+	for _, k := range e.variantKeys {
+		n += len(k)
+	}
 	if e.sf != nil {
 		n += fdCost
 	}

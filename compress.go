@@ -171,7 +171,7 @@ var (
 
 // describeVariants records, on a new entry, which codings it can be served
 // in: the siblings present now, and whether it may be compressed.
-func (h *Handler) describeVariants(e *entry) {
+func (h *Handler) describeVariants(e *entry, name string) {
 	cfg := &h.opts.Compression
 	if !cfg.DisablePrecompressed {
 		for _, c := range h.encodings {
@@ -185,6 +185,12 @@ func (h *Handler) describeVariants(e *entry) {
 	e.compressible = !cfg.DisableCompression && h.encodingSet != 0 && h.cache.maxBody >= 0 &&
 		size >= cfg.MinSize && size <= cfg.MaxSize && size < h.cache.rc.MaxCost() &&
 		compressibleType(e.ctype)
+	if e.siblings != 0 || e.compressible {
+		// The variants' cache keys, made once so a hit allocates none.
+		for _, c := range h.encodings {
+			e.variantKeys[c] = name + "\x00" + codingNames[c]
+		}
+	}
 }
 
 // codings is the set of codings e can be served in now.
@@ -205,7 +211,7 @@ func (h *Handler) chooseVariant(r *http.Request, name string, e *entry, need fdN
 	if c == identity {
 		return target{}, false
 	}
-	key := name + "\x00" + c.String()
+	key := e.variantKeys[c]
 	if e.siblings.has(c) {
 		t, err := h.resolveSibling(key, e, c, need)
 		if err == nil {

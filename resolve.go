@@ -209,7 +209,7 @@ func (h *Handler) resolve(name string, need fdNeed) (target, error) {
 	e, err := h.cache.build(name, info, func() (*entry, error) {
 		e, err := newEntry(file, dirIndex, f, info, h.cache.maxBody)
 		if err == nil {
-			h.describeVariants(e)
+			h.describeVariants(e, name)
 		}
 		return e, err
 	})
