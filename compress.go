@@ -2,6 +2,7 @@ package jaws
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -60,8 +61,9 @@ type Compression struct {
 	// level), and a file whose compressed variant the cache evicts or does
 	// not admit (a working set larger than CacheMaxBytes) is compressed
 	// again when next asked for. At most half the CPUs compress at once;
-	// requests arriving when they are all busy get an uncompressed answer
-	// rather than a wait. Precompressing at build time avoids both.
+	// other first requests wait for one (an uncompressed answer instead
+	// could be kept by a shared cache, for a year if the name is
+	// fingerprinted). Precompressing at build time avoids both costs.
 	DisableCompression bool
 
 	// Level trades compression time, paid once per file and coding, for
@@ -166,7 +168,6 @@ func worthIt(n, size int64) bool { return n <= size-size/10 }
 
 var (
 	errNotWorth = errors.New("jaws: compression saves too little")
-	errBusy     = errors.New("jaws: every compression slot is busy")
 )
 
 // describeVariants records, on a new entry, which codings it can be served
@@ -176,7 +177,14 @@ func (h *Handler) describeVariants(e *entry, name string) {
 	if !cfg.DisablePrecompressed {
 		for _, c := range h.encodings {
 			info, err := h.root.Stat(e.file + codingExts[c])
-			if err == nil && info.Mode().IsRegular() && !info.ModTime().Before(e.info.ModTime()) {
+			switch {
+			case err != nil || !info.Mode().IsRegular():
+			case info.ModTime().Before(e.info.ModTime()):
+				// Said once per version of the file: a deploy that wrote
+				// siblings before their originals should hear of it.
+				h.opts.ErrorLog.Printf("jaws: ignoring %s: older than %s, so taken for stale",
+					e.file+codingExts[c], e.file)
+			default:
 				e.siblings |= setOf(c)
 			}
 		}
@@ -205,7 +213,8 @@ func (h *Handler) codings(e *entry) codingSet {
 // chooseVariant negotiates the coding for a request for e and resolves the
 // variant. It returns false when the answer is e itself: identity chosen,
 // or a variant that could not be had (the sibling went away, compression
-// saved too little or every slot was busy), in which case e serves.
+// saved too little or the client left while waiting), in which case e
+// serves.
 func (h *Handler) chooseVariant(r *http.Request, name string, e *entry, need fdNeed) (target, bool) {
 	c := negotiate(r.Header["Accept-Encoding"], h.codings(e), h.encodings)
 	if c == identity {
@@ -223,11 +232,11 @@ func (h *Handler) chooseVariant(r *http.Request, name string, e *entry, need fdN
 			return target{}, false
 		}
 	}
-	v, err := h.compressed(key, e, c)
+	v, err := h.compressed(r.Context(), key, e, c)
 	if err != nil {
 		if errors.Is(err, errNotWorth) {
 			e.poor.Or(uint32(setOf(c)))
-		} else if !errors.Is(err, errBusy) {
+		} else if r.Context().Err() == nil {
 			h.opts.ErrorLog.Printf("jaws: compressing %s: %v", e.file, err)
 		}
 		return target{}, false
@@ -271,7 +280,7 @@ func (h *Handler) resolveSibling(key string, orig *entry, c coding, need fdNeed)
 // compressed returns the variant of orig compressed with c, cached under
 // key: from the cache when it holds one made from this version of the file,
 // else compressed now.
-func (h *Handler) compressed(key string, orig *entry, c coding) (*entry, error) {
+func (h *Handler) compressed(ctx context.Context, key string, orig *entry, c coding) (*entry, error) {
 	if v := h.cache.get(key); v != nil {
 		if v.derivedFrom(orig) {
 			h.cache.hits.Add(1)
@@ -292,11 +301,13 @@ func (h *Handler) compressed(key string, orig *entry, c coding) (*entry, error) 
 		if codingSet(orig.poor.Load()).has(c) {
 			return nil, errNotWorth // found by a build this one waited for
 		}
+		// Waiting beats answering uncompressed: that answer could be kept
+		// by a shared cache, under "immutable" for a fingerprinted name.
 		select {
 		case h.encoder.slots <- struct{}{}:
 			defer func() { <-h.encoder.slots }()
-		default:
-			return nil, errBusy
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
 		src := orig.body
 		if src == nil {

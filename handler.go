@@ -107,7 +107,8 @@ type Options struct {
 	Compression Compression
 
 	// ErrorLog receives errors that become a 500 response, which the client
-	// does not see the details of. nil means the log package's standard
+	// does not see the details of, and notes on precompressed siblings
+	// ignored as stale. nil means the log package's standard
 	// logger.
 	ErrorLog *log.Logger
 }
@@ -373,7 +374,15 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target) 
 	if useRange {
 		rangeHdr = first(r.Header, "Range")
 	}
-	resp := planResponse(rangeHdr, size, ctype, h.opts.MaxRanges)
+	maxRanges := h.opts.MaxRanges
+	if e.coding != identity && maxRanges > 1 {
+		// Content-Encoding would label the whole multipart/byteranges
+		// body, which is not encoded; clients fail to decode it. One range
+		// of the encoded bytes is fine; several get the whole variant
+		// (RFC 9110 §14.2 lets a server ignore a Range).
+		maxRanges = 1
+	}
+	resp := planResponse(rangeHdr, size, ctype, maxRanges)
 	if resp.status == http.StatusRequestedRangeNotSatisfiable {
 		hdr.Set("Content-Range", unsatisfiedRange(size))
 		h.serveError(w, resp.status)
