@@ -83,21 +83,7 @@ func TestPrecompressedSiblings(t *testing.T) {
 		t.Logf("wrote site/%s.br: %d bytes for %d", script, buf.Len(), len(siteFile(t, script)))
 	}
 	site := os.DirFS("site") // the files as they are now, -precompress's included
-	var siblings []string
-	err := fs.WalkDir(site, ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		for _, ext := range siblingExts {
-			if strings.HasSuffix(name, ext) {
-				siblings = append(siblings, name)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	siblings := siblingsIn(t, site)
 	if !contains(siblings, script+".br") {
 		t.Errorf("no site/%s.br: regenerate it with -precompress (see the test's comment)", script)
 	}
@@ -118,12 +104,13 @@ func TestPrecompressedSiblings(t *testing.T) {
 		}
 	}
 
+	// The copy the app serves: the embedded files, as built.
 	dir, err := copySite()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	for _, name := range siblings {
+	for _, name := range siblingsIn(t, os.DirFS(dir)) {
 		orig := name[:len(name)-len(path.Ext(name))]
 		si, err1 := os.Stat(filepath.Join(dir, name))
 		oi, err2 := os.Stat(filepath.Join(dir, orig))
@@ -134,6 +121,27 @@ func TestPrecompressedSiblings(t *testing.T) {
 			t.Errorf("copySite: %s (%v) is older than %s (%v), so jaws would ignore it", name, si.ModTime(), orig, oi.ModTime())
 		}
 	}
+}
+
+// siblingsIn lists the precompressed siblings in fsys, by their suffix.
+func siblingsIn(t *testing.T, fsys fs.FS) []string {
+	t.Helper()
+	var siblings []string
+	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		for _, ext := range siblingExts {
+			if strings.HasSuffix(name, ext) {
+				siblings = append(siblings, name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return siblings
 }
 
 func contains(list []string, s string) bool {
