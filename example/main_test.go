@@ -372,6 +372,15 @@ func TestRunRoot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The map wrote the files in any order; a sibling older than its
+	// original would be ignored as stale.
+	now := time.Now()
+	if err := os.Chtimes(filepath.Join(dir, "big.log.txt.gz"), now, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(filepath.Join(dir, "big.log.txt"), now, now); err != nil {
+		t.Fatal(err)
+	}
 	srv := startRun(t, "-root", dir, "-addr", "127.0.0.1:0")
 	if srv.dir != dir {
 		t.Errorf("run says it serves %q, want %q", srv.dir, dir)
