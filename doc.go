@@ -25,4 +25,17 @@
 // FIFOs and devices are 404; ETags are strong and derived from the content,
 // so replicas agree; preconditions follow RFC 9110 §13.2.2; Range requests are
 // bounded against amplification.
+//
+// Compression is built in and on by default (Options.Compression). A client
+// that accepts a coding (Accept-Encoding, q-values honoured; ties go to br,
+// then zstd, then gzip) gets a precompressed sibling when one sits next to
+// the file ("app.js.br", "app.js.zst", "app.js.gz", not older than
+// "app.js"), and otherwise, for compressible types of 1 KiB to 1 MiB, the
+// file compressed on the first request for that coding and kept in the
+// cache, so later requests cost no compression. Each variant has its own
+// strong ETag and Content-Length, ranges count its encoded bytes, and every
+// response for such a file carries "Vary: Accept-Encoding". Large siblings
+// still go zero-copy. Behind an outer compressor (gzhttp, chi's Compress),
+// jaws's encoded answers pass through untouched; in front of jaws, no
+// compressor is needed.
 package jaws

@@ -14,9 +14,12 @@
 //	                        client routes such as /about, 404 for missing assets
 //
 // Both static routes set Cache-Control by the default rules (immutable for
-// fingerprinted names such as app.bce38ee6.js, no-cache for HTML) and
-// compress text when the client asks for it. SIGINT or SIGTERM shuts the
-// server down gracefully.
+// fingerprinted names such as app.c3c01258.js, no-cache for HTML) and reach
+// jaws with no compressor in between: jaws negotiates Accept-Encoding
+// itself, serves precompressed siblings (the demo ships app.*.js.br) and
+// compresses other text once, while large files keep the zero-copy path.
+// Only the API's JSON goes through a compressing wrapper. SIGINT or SIGTERM
+// shuts the server down gracefully.
 package main
 
 import (
@@ -34,7 +37,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -166,10 +169,17 @@ func newHandler(dir string, errorLog io.Writer) (*jaws.Handler, error) {
 // dir served by h twice, under /assets/ and as a single-page app at /. A
 // non-nil requestLog gets a line per request.
 func newRouter(h *jaws.Handler, dir string, requestLog *log.Logger) (http.Handler, error) {
-	compress, err := compressText()
+	// The API's answers are made per request, so a streaming compressor
+	// suits them. gzhttp rather than chi's middleware.Compress: it leaves
+	// bodies under MinSize alone (/api/time is a few dozen bytes, and a
+	// compressed answer would be larger), offers zstd as well as gzip with
+	// proper q-value negotiation, and comes from klauspost/compress, which
+	// jaws already depends on.
+	gz, err := gzhttp.NewWrapper(gzhttp.MinSize(apiCompressMinSize))
 	if err != nil {
 		return nil, err
 	}
+	compressAPI := func(next http.Handler) http.Handler { return gz(next) }
 	r := chi.NewRouter()
 	if requestLog != nil {
 		r.Use(middleware.RequestLogger(&middleware.DefaultLogFormatter{Logger: requestLog, NoColor: true}))
@@ -178,7 +188,7 @@ func newRouter(h *jaws.Handler, dir string, requestLog *log.Logger) (http.Handle
 
 	r.Get("/debug/jaws", statsHandler(h))
 	r.Route("/api", func(r chi.Router) {
-		r.Use(middleware.SetHeader("Cache-Control", "no-store"))
+		r.Use(middleware.SetHeader("Cache-Control", "no-store"), compressAPI)
 		r.Get("/time", timeHandler)
 		r.Get("/files", filesHandler(dir))
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
@@ -186,60 +196,25 @@ func newRouter(h *jaws.Handler, dir string, requestLog *log.Logger) (http.Handle
 		})
 	})
 
-	// The static routes: compression for text, cache policy, then jaws. A
-	// miss under /assets/ is jaws's 404; at / a miss that is a client route
-	// gets index.html, and any other miss jaws's 404.
+	// The static routes: cache policy, then jaws, with nothing in between
+	// that touches the body. jaws compresses by itself (jaws.Options
+	// Compression): a wrapping compressor here would compress again on
+	// every request what jaws compresses once, hide its precompressed
+	// siblings, and take the zero-copy path away from large files. A miss
+	// under /assets/ is jaws's 404; at / a miss that is a client route gets
+	// index.html, and any other miss jaws's 404.
 	r.Group(func(r chi.Router) {
-		r.Use(compress, jawsmw.CacheControl())
+		r.Use(jawsmw.CacheControl())
 		r.Mount("/assets", jawsmw.Mount("/assets", h))
 		r.Handle("/*", jawsmw.SPA(h, jawsmw.SPAOptions{})(nil))
 	})
 	return r, nil
 }
 
-// compressMinSize is the smallest body compressText compresses: below it,
-// the gzip framing eats most of the gain.
-const compressMinSize = 512
-
-// compressText returns middleware compressing responses for paths that name
-// text (HTML pages, client routes, CSS, JavaScript, JSON, SVG, ...) when the
-// client accepts gzip or zstd. Other paths (images, video, archives, the
-// benchmark's .bin files) skip the wrapper altogether, so their writer stays
-// the connection's own and jaws's fast paths apply.
-func compressText() (func(http.Handler) http.Handler, error) {
-	gz, err := gzhttp.NewWrapper(gzhttp.MinSize(compressMinSize))
-	if err != nil {
-		return nil, err
-	}
-	return func(next http.Handler) http.Handler {
-		zipped := gz(next)
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if isText(r.URL.Path) {
-				zipped.ServeHTTP(w, r)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}, nil
-}
-
-// isText reports whether a URL path names text by its extension; no
-// extension (a directory, a client route) means an HTML page.
-func isText(urlPath string) bool {
-	ext := path.Ext(urlPath)
-	if ext == "" || strings.HasSuffix(urlPath, "/") {
-		return true
-	}
-	ctype, _, _ := strings.Cut(mime.TypeByExtension(ext), ";")
-	switch {
-	case strings.HasPrefix(ctype, "text/"),
-		strings.HasSuffix(ctype, "+xml"), strings.HasSuffix(ctype, "+json"),
-		ctype == "application/javascript", ctype == "application/json",
-		ctype == "application/xml", ctype == "application/wasm":
-		return true
-	}
-	return false
-}
+// apiCompressMinSize is the smallest API answer compressed, as jaws's own
+// default Compression.MinSize: below about a packet, compression saves no
+// round trip.
+const apiCompressMinSize = 1 << 10
 
 // notFound is the handler's 404 page: HTML for browsers, and net/http's
 // plain text for everything else.
@@ -349,6 +324,12 @@ func statsHandler(h *jaws.Handler) http.HandlerFunc {
 
 // copySite copies the embedded demo site to a new temporary directory and
 // returns its name; the caller removes it.
+//
+// Every file gets the same modification time. jaws ignores a precompressed
+// sibling older than its original (a stale one), and os.CopyFS stamps each
+// file with the time it was written (embedded files have none): one
+// instant for all keeps app.*.js.br valid without relying on the order of
+// the copy or on the clock never stepping back.
 func copySite() (string, error) {
 	sub, err := fs.Sub(site, "site")
 	if err != nil {
@@ -359,6 +340,17 @@ func copySite() (string, error) {
 		return "", err
 	}
 	if err := os.CopyFS(dir, sub); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	now := time.Now()
+	err = filepath.WalkDir(dir, func(name string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		return os.Chtimes(name, now, now)
+	})
+	if err != nil {
 		os.RemoveAll(dir)
 		return "", err
 	}

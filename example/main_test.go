@@ -2,8 +2,12 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"cmp"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -11,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"mime"
 	"net"
 	"net/http"
@@ -106,7 +111,7 @@ func do(t *testing.T, c *http.Client, method, url string, header http.Header) (*
 	return resp, body
 }
 
-func siteFile(t *testing.T, name string) []byte {
+func siteFile(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := fs.ReadFile(site, "site/"+name)
 	if err != nil {
@@ -155,6 +160,15 @@ func TestRunDemoSite(t *testing.T) {
 
 	css, index, script, clip := siteFile(t, "style.css"), siteFile(t, "index.html"), appScript(t), siteFile(t, "video.webm")
 	html := http.Header{"Accept": {"text/html,application/xhtml+xml,*/*;q=0.8"}}
+	ae := func(codings string, h ...http.Header) http.Header {
+		out := http.Header{"Accept-Encoding": {codings}}
+		for _, h := range h {
+			for k, v := range h {
+				out[k] = v
+			}
+		}
+		return out
+	}
 	cases := []struct {
 		name       string
 		method     string
@@ -162,18 +176,18 @@ func TestRunDemoSite(t *testing.T) {
 		header     http.Header
 		wantStatus int
 		wantType   string // "" skips the check
-		wantBody   []byte // nil skips the check
+		wantBody   []byte // after decoding the Content-Encoding; nil skips the check
+		wantCoding string // Content-Encoding; "" is none
 		wantHeader map[string]string
 		lookups    uint64 // requests the jaws handler sees: 1 unless set
-		plainSize  int    // for a compressed response, the size before compression
 	}{
 		{name: "index", method: "GET", path: "", wantStatus: 200, wantType: mime.TypeByExtension(".html"), wantBody: index,
-			wantHeader: map[string]string{"Cache-Control": "no-cache"}},
+			wantHeader: map[string]string{"Cache-Control": "no-cache", "Vary": "Accept-Encoding"}},
 		{name: "stylesheet", method: "GET", path: "style.css", wantStatus: 200, wantType: mime.TypeByExtension(".css"), wantBody: css,
-			wantHeader: map[string]string{"Content-Length": strconv.Itoa(len(css)), "Accept-Ranges": "bytes", "Cache-Control": ""}},
+			wantHeader: map[string]string{"Content-Length": strconv.Itoa(len(css)), "Accept-Ranges": "bytes", "Cache-Control": "", "Vary": "Accept-Encoding"}},
 		{name: "asset", method: "GET", path: "assets/style.css", wantStatus: 200, wantType: mime.TypeByExtension(".css"), wantBody: css},
 		{name: "fingerprinted script", method: "GET", path: "assets/" + script, wantStatus: 200, wantType: mime.TypeByExtension(".js"), wantBody: siteFile(t, script),
-			wantHeader: map[string]string{"Cache-Control": "public, max-age=31536000, immutable"}},
+			wantHeader: map[string]string{"Cache-Control": "public, max-age=31536000, immutable", "Vary": "Accept-Encoding"}},
 		{name: "logo", method: "GET", path: "assets/logo.svg", wantStatus: 200, wantType: mime.TypeByExtension(".svg"), wantBody: siteFile(t, "logo.svg")},
 		{name: "video range", method: "GET", path: "assets/video.webm", header: http.Header{"Range": {"bytes=1000-"}}, wantStatus: 206, wantType: "video/webm", wantBody: clip[1000:],
 			wantHeader: map[string]string{"Content-Range": fmt.Sprintf("bytes 1000-%d/%d", len(clip)-1, len(clip))}},
@@ -182,14 +196,27 @@ func TestRunDemoSite(t *testing.T) {
 			wantHeader: map[string]string{"Content-Length": strconv.Itoa(len(css))}},
 		{name: "range", method: "GET", path: "style.css", header: http.Header{"Range": {"bytes=0-15"}}, wantStatus: 206, wantBody: css[:16],
 			wantHeader: map[string]string{"Content-Range": "bytes 0-15/" + strconv.Itoa(len(css))}},
-		{name: "compressed", method: "GET", path: "assets/style.css", header: http.Header{"Accept-Encoding": {"gzip"}}, wantStatus: 200,
-			wantHeader: map[string]string{"Content-Encoding": "gzip", "Vary": "Accept-Encoding"}, plainSize: len(css)},
-		{name: "video not compressed", method: "GET", path: "assets/video.webm", header: http.Header{"Accept-Encoding": {"gzip"}}, wantStatus: 200, wantBody: clip,
-			wantHeader: map[string]string{"Content-Encoding": ""}},
+		// jaws compresses text itself, in the coding the client prefers
+		// (ties to br, zstd, gzip), with the compressed length.
+		{name: "gzip", method: "GET", path: "assets/style.css", header: ae("gzip"), wantStatus: 200, wantType: mime.TypeByExtension(".css"), wantBody: css, wantCoding: "gzip",
+			wantHeader: map[string]string{"Vary": "Accept-Encoding"}},
+		{name: "browser's codings", method: "GET", path: "style.css", header: ae("gzip, deflate, br, zstd"), wantStatus: 200, wantBody: css, wantCoding: "br",
+			wantHeader: map[string]string{"Vary": "Accept-Encoding"}},
+		{name: "zstd preferred by weight", method: "GET", path: "", header: ae("br;q=0.5, zstd, gzip;q=0.8"), wantStatus: 200, wantBody: index, wantCoding: "zstd",
+			wantHeader: map[string]string{"Vary": "Accept-Encoding", "Cache-Control": "no-cache"}},
+		{name: "precompressed sibling", method: "GET", path: "assets/" + script, header: ae("br"), wantStatus: 200, wantType: mime.TypeByExtension(".js"),
+			wantBody: siteFile(t, script), wantCoding: "br",
+			wantHeader: map[string]string{"Content-Length": strconv.Itoa(len(siteFile(t, script+".br"))), "Cache-Control": "public, max-age=31536000, immutable"}},
+		{name: "identity refused, nothing else", method: "GET", path: "style.css", header: ae("identity;q=0, deflate"), wantStatus: 200, wantBody: css,
+			wantHeader: map[string]string{"Vary": "Accept-Encoding"}},
+		{name: "small file not compressed", method: "GET", path: "assets/logo.svg", header: ae("br, gzip"), wantStatus: 200, wantBody: siteFile(t, "logo.svg"),
+			wantHeader: map[string]string{"Vary": ""}},
+		{name: "video not compressed", method: "GET", path: "assets/video.webm", header: ae("gzip, deflate, br, zstd"), wantStatus: 200, wantBody: clip,
+			wantHeader: map[string]string{"Vary": "", "Content-Length": strconv.Itoa(len(clip))}},
 		{name: "client route", method: "GET", path: "about", header: html, wantStatus: 200, wantType: mime.TypeByExtension(".html"), wantBody: index,
-			wantHeader: map[string]string{"Cache-Control": "no-cache", "Vary": "Accept-Encoding, Accept"}, lookups: 2},
-		{name: "client route, compressed", method: "GET", path: "video", header: http.Header{"Accept": html["Accept"], "Accept-Encoding": {"gzip"}}, wantStatus: 200,
-			wantHeader: map[string]string{"Content-Encoding": "gzip", "Vary": "Accept-Encoding, Accept"}, lookups: 2, plainSize: len(index)},
+			wantHeader: map[string]string{"Cache-Control": "no-cache", "Vary": "Accept, Accept-Encoding"}, lookups: 2},
+		{name: "client route, compressed", method: "GET", path: "video", header: ae("gzip", html), wantStatus: 200, wantBody: index, wantCoding: "gzip",
+			wantHeader: map[string]string{"Vary": "Accept, Accept-Encoding"}, lookups: 2},
 		{name: "client route without Accept", method: "GET", path: "about", wantStatus: 404, wantBody: []byte("404 page not found\n"), lookups: 2},
 		{name: "missing asset", method: "GET", path: "assets/missing.js", header: html, wantStatus: 404, wantType: "text/html; charset=utf-8",
 			wantBody: []byte(notFoundPage), wantHeader: map[string]string{"Cache-Control": ""}},
@@ -202,11 +229,17 @@ func TestRunDemoSite(t *testing.T) {
 		{name: "API 404", method: "GET", path: "api/nope", header: html, wantStatus: 404, wantType: "application/json"},
 	}
 	var mu sync.Mutex
-	var bodyResponses, bodyBytes, jawsRequests uint64 // what jaws should count
+	var bodyResponses, bodyBytes, jawsRequests, encoded uint64 // what jaws should count
+	compressed := map[string]bool{}                            // coding and file jaws compressed
 	t.Run("requests", func(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				t.Parallel()
+				// jaws compresses on as many CPUs as half the machine's,
+				// one here, and answers uncompressed while they are busy:
+				// requests that may compress run one at a time.
+				if _, compress := tc.header["Accept-Encoding"]; !compress {
+					t.Parallel()
+				}
 				resp, body := do(t, noRedirects, tc.method, srv.url+tc.path, tc.header)
 				if resp.StatusCode != tc.wantStatus {
 					t.Fatalf("status %d, want %d; body %q", resp.StatusCode, tc.wantStatus, body)
@@ -214,8 +247,17 @@ func TestRunDemoSite(t *testing.T) {
 				if got := resp.Header.Get("Content-Type"); tc.wantType != "" && got != tc.wantType {
 					t.Errorf("Content-Type %q, want %q", got, tc.wantType)
 				}
-				if tc.wantBody != nil && string(body) != string(tc.wantBody) {
-					t.Errorf("body is %d bytes %.40q..., want %d bytes %.40q...", len(body), body, len(tc.wantBody), tc.wantBody)
+				enc := resp.Header.Get("Content-Encoding")
+				if enc != tc.wantCoding {
+					t.Errorf("Content-Encoding %q, want %q", enc, tc.wantCoding)
+				}
+				if n := resp.Header.Get("Content-Length"); tc.method == "GET" && n != strconv.Itoa(len(body)) && !strings.HasPrefix(tc.path, "api/") {
+					t.Errorf("Content-Length %q for a body of %d bytes", n, len(body))
+				}
+				if tc.wantBody != nil {
+					if plain := decode(t, enc, body); string(plain) != string(tc.wantBody) {
+						t.Errorf("body (Content-Encoding %q) is %d bytes %.40q..., want %d bytes %.40q...", enc, len(plain), plain, len(tc.wantBody), tc.wantBody)
+					}
 				}
 				for k, want := range tc.wantHeader {
 					if got := strings.Join(resp.Header.Values(k), ", "); got != want {
@@ -234,10 +276,12 @@ func TestRunDemoSite(t *testing.T) {
 				jawsRequests += n
 				if (resp.StatusCode == 200 || resp.StatusCode == 206) && n > 0 {
 					bodyResponses++
-					if resp.Header.Get("Content-Encoding") == "" {
-						bodyBytes += uint64(len(body))
-					} else {
-						bodyBytes += uint64(tc.plainSize) // jaws counts what it wrote
+					bodyBytes += uint64(len(body)) // jaws counts what it wrote, compressed or not
+					if enc != "" {
+						encoded++
+						if tc.name != "precompressed sibling" {
+							compressed[enc+" "+string(tc.wantBody)] = true
+						}
 					}
 				}
 			})
@@ -260,6 +304,12 @@ func TestRunDemoSite(t *testing.T) {
 	}
 	if n := st.Memory.Bytes + st.ZeroCopy.Bytes + st.Fallback.Bytes; n != bodyBytes {
 		t.Errorf("bytes counted over all paths = %d, want %d", n, bodyBytes)
+	}
+	if st.Encoded != encoded {
+		t.Errorf("Stats.Encoded = %d, want %d (the responses with a Content-Encoding)", st.Encoded, encoded)
+	}
+	if st.Compressions != uint64(len(compressed)) {
+		t.Errorf("Stats.Compressions = %d, want %d: once per file and coding, none for the precompressed script", st.Compressions, len(compressed))
 	}
 
 	resp, body = do(t, noRedirects, "GET", srv.url+"api/files", nil)
@@ -289,52 +339,253 @@ func TestRunDemoSite(t *testing.T) {
 	}
 }
 
+// TestRunRoot serves a -root directory, as the load benchmark does, and
+// checks which transfer path jaws took for each request: nothing in front of
+// the static routes wraps the writer, so large files go zero-copy whatever
+// their type, text and precompressed siblings included.
 func TestRunRoot(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	bin := strings.Repeat("\x00\x01jaws", 1<<10) // as the load benchmark's NAME.bin
-	for name, content := range map[string]string{"hello.txt": "hello, jaws\n", ".secret": "token", "10k.bin": bin} {
+	bigBin := strings.Repeat("\x00\x01jaws", 100<<10)
+	// Text too large to compress on the fly (over Compression.MaxSize, 1
+	// MiB) and hardly compressible, so that its gzip sibling is still over
+	// the zero-copy threshold (512 KiB).
+	random := make([]byte, 900<<10)
+	rand.NewChaCha8([32]byte{}).Read(random)
+	log := base64.StdEncoding.EncodeToString(random)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(log))
+	zw.Close()
+	page := strings.Repeat("<p>hello, jaws</p>\n", 200)
+	for name, content := range map[string]string{"hello.txt": "hello, jaws\n", ".secret": "token", "10k.bin": bin, "1m.bin": bigBin,
+		"big.log.txt": log, "big.log.txt.gz": gz.String(), "page.html": page} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// Enough files for /api/files to list more than 1 KiB, which the API's
+	// compressor compresses.
+	for i := range 12 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("note-%02d.txt", i)), []byte("note\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The map wrote the files in any order; a sibling older than its
+	// original would be ignored as stale.
+	now := time.Now()
+	if err := os.Chtimes(filepath.Join(dir, "big.log.txt.gz"), now, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(filepath.Join(dir, "big.log.txt"), now, now); err != nil {
+		t.Fatal(err)
 	}
 	srv := startRun(t, "-root", dir, "-addr", "127.0.0.1:0")
 	if srv.dir != dir {
 		t.Errorf("run says it serves %q, want %q", srv.dir, dir)
 	}
+	browser := http.Header{"Accept-Encoding": {"gzip, deflate, br, zstd"}}
 	cases := []struct {
-		name       string
-		path       string
-		wantStatus int
-		wantBody   string
+		name        string
+		path        string
+		header      http.Header
+		wantStatus  int
+		wantBody    string // as sent, before any decoding; "" skips the check
+		wantDecoded string // after decoding; "" skips the check
+		wantCoding  string
+		wantVary    string
+		wantPath    string // the transfer path jaws took: memory, zerocopy, fallback; "" none
 	}{
-		{"file", "hello.txt", 200, "hello, jaws\n"},
-		{"asset", "assets/hello.txt", 200, "hello, jaws\n"},
-		{"binary file", "10k.bin", 200, bin},
-		{"dotfile", ".secret", 404, "404 page not found\n"},
-		{"directory without index", "", 404, "404 page not found\n"},
+		{name: "file", path: "hello.txt", wantStatus: 200, wantBody: "hello, jaws\n", wantPath: "memory"},
+		{name: "asset", path: "assets/hello.txt", wantStatus: 200, wantBody: "hello, jaws\n", wantPath: "memory"},
+		{name: "binary file", path: "10k.bin", wantStatus: 200, wantBody: bin, wantPath: "memory"},
+		{name: "large binary", path: "1m.bin", header: browser, wantStatus: 200, wantBody: bigBin, wantPath: "zerocopy"},
+		{name: "large text", path: "big.log.txt", wantStatus: 200, wantBody: log, wantVary: "Accept-Encoding", wantPath: "zerocopy"},
+		{name: "large text, precompressed", path: "assets/big.log.txt", header: browser, wantStatus: 200, wantBody: gz.String(), wantCoding: "gzip",
+			wantVary: "Accept-Encoding", wantPath: "zerocopy"},
+		{name: "page compressed", path: "page.html", header: browser, wantStatus: 200, wantDecoded: page, wantCoding: "br", wantVary: "Accept-Encoding", wantPath: "memory"},
+		{name: "API compressed by gzhttp", path: "api/files", header: browser, wantStatus: 200, wantCoding: "zstd", wantVary: "Accept-Encoding"},
+		{name: "dotfile", path: ".secret", wantStatus: 404, wantBody: "404 page not found\n"},
+		{name: "directory without index", path: "", wantStatus: 404, wantBody: "404 page not found\n"},
 	}
-	t.Run("requests", func(t *testing.T) {
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				t.Parallel()
-				resp, body := do(t, noRedirects, "GET", srv.url+tc.path, nil)
-				if resp.StatusCode != tc.wantStatus || string(body) != tc.wantBody {
-					t.Errorf("got %d %.40q, want %d %.40q", resp.StatusCode, body, tc.wantStatus, tc.wantBody)
-				}
-				// The benchmark's files reach jaws with no compression
-				// wrapper in between (nothing adds Vary) and no cache policy.
-				if strings.HasSuffix(tc.path, ".bin") && (resp.Header.Get("Vary") != "" || resp.Header.Get("Cache-Control") != "") {
-					t.Errorf("Vary %q, Cache-Control %q; want neither", resp.Header.Get("Vary"), resp.Header.Get("Cache-Control"))
-				}
-			})
+	stats := func(t *testing.T) jaws.Stats {
+		t.Helper()
+		_, body := do(t, noRedirects, "GET", srv.url+"debug/jaws", nil)
+		var st jaws.Stats
+		if err := json.Unmarshal(body, &st); err != nil {
+			t.Fatalf("/debug/jaws: %v in %s", err, body)
 		}
-	})
+		return st
+	}
+	// One at a time, so that each request's path shows in the counters.
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := stats(t)
+			resp, body := do(t, noRedirects, "GET", srv.url+tc.path, tc.header)
+			after := stats(t)
+			if resp.StatusCode != tc.wantStatus || tc.wantBody != "" && string(body) != tc.wantBody {
+				t.Errorf("got %d %d bytes %.40q, want %d %d bytes %.40q", resp.StatusCode, len(body), body, tc.wantStatus, len(tc.wantBody), tc.wantBody)
+			}
+			if enc := resp.Header.Get("Content-Encoding"); enc != tc.wantCoding {
+				t.Errorf("Content-Encoding %q, want %q", enc, tc.wantCoding)
+			} else if plain := decode(t, enc, body); tc.wantDecoded != "" && string(plain) != tc.wantDecoded {
+				t.Errorf("decodes to %d bytes %.40q, want %d bytes %.40q", len(plain), plain, len(tc.wantDecoded), tc.wantDecoded)
+			}
+			// The benchmark's files reach jaws with no compression wrapper
+			// in between (nothing adds Vary but jaws, for files with
+			// variants) and no cache policy (their names are neither
+			// fingerprinted nor HTML).
+			if vary := resp.Header.Get("Vary"); resp.StatusCode == 200 && vary != tc.wantVary {
+				t.Errorf("Vary %q, want %q", vary, tc.wantVary)
+			}
+			if cc := resp.Header.Get("Cache-Control"); resp.StatusCode == 200 && path.Ext(tc.path) != ".html" && !strings.HasPrefix(tc.path, "api/") && cc != "" {
+				t.Errorf("Cache-Control %q, want none", cc)
+			}
+			took := ""
+			for p, n := range map[string][2]uint64{
+				"memory":   {before.Memory.Responses, after.Memory.Responses},
+				"zerocopy": {before.ZeroCopy.Responses, after.ZeroCopy.Responses},
+				"fallback": {before.Fallback.Responses, after.Fallback.Responses},
+			} {
+				if n[1] != n[0] {
+					took += p
+				}
+			}
+			if took != tc.wantPath {
+				t.Errorf("jaws took the %q path, want %q", took, tc.wantPath)
+			}
+		})
+	}
 	if err := srv.stop(); err != nil {
 		t.Fatalf("run returned %v, want nil", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "hello.txt")); err != nil {
 		t.Errorf("run must leave a -root directory alone: %v", err)
+	}
+}
+
+// TestRunCompression follows one stylesheet through jaws's compression in
+// the example app: each coding is a representation of its own, with its
+// own ETag and length, compressed once; conditional requests and ranges
+// apply to the encoded bytes; and every answer says Vary: Accept-Encoding.
+func TestRunCompression(t *testing.T) {
+	t.Parallel()
+	srv := startRun(t, "-addr", "127.0.0.1:0")
+	css := siteFile(t, "style.css")
+	url := srv.url + "assets/style.css"
+	stats := func(t *testing.T) jaws.Stats {
+		t.Helper()
+		_, body := do(t, noRedirects, "GET", srv.url+"debug/jaws", nil)
+		var st jaws.Stats
+		if err := json.Unmarshal(body, &st); err != nil {
+			t.Fatalf("/debug/jaws: %v in %s", err, body)
+		}
+		return st
+	}
+
+	// The whole file in each coding, twice: the second request is served
+	// from the cache, with no compression.
+	type variant struct {
+		etag string
+		body []byte
+	}
+	variants := map[string]variant{}
+	for _, coding := range []string{"", "br", "zstd", "gzip"} {
+		t.Run("coding "+cmp.Or(coding, "identity"), func(t *testing.T) {
+			header := http.Header{"Accept-Encoding": {cmp.Or(coding, "identity")}}
+			before := stats(t)
+			resp, body := do(t, noRedirects, "GET", url, header)
+			mid := stats(t)
+			again, body2 := do(t, noRedirects, "GET", url, header)
+			after := stats(t)
+			if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != coding {
+				t.Fatalf("%d, Content-Encoding %q; want 200, %q", resp.StatusCode, resp.Header.Get("Content-Encoding"), coding)
+			}
+			if got := decode(t, coding, body); !bytes.Equal(got, css) {
+				t.Errorf("decodes to %d bytes, not the %d of style.css", len(got), len(css))
+			}
+			if coding != "" && len(body) >= len(css) {
+				t.Errorf("%d bytes for %d: not compressed", len(body), len(css))
+			}
+			if n := resp.Header.Get("Content-Length"); n != strconv.Itoa(len(body)) {
+				t.Errorf("Content-Length %q, want %d", n, len(body))
+			}
+			if v := resp.Header.Get("Vary"); v != "Accept-Encoding" {
+				t.Errorf("Vary %q, want Accept-Encoding", v)
+			}
+			if !bytes.Equal(body2, body) || again.Header.Get("ETag") != resp.Header.Get("ETag") {
+				t.Errorf("a second request got other bytes or another ETag")
+			}
+			wantCompressions := uint64(1)
+			if coding == "" {
+				wantCompressions = 0
+			}
+			if n := mid.Compressions - before.Compressions; n != wantCompressions {
+				t.Errorf("first request: %d compressions, want %d", n, wantCompressions)
+			}
+			if n := after.Compressions - mid.Compressions; n != 0 {
+				t.Errorf("second request: %d compressions, want none (the variant is cached)", n)
+			}
+			for c, v := range variants {
+				if v.etag == resp.Header.Get("ETag") {
+					t.Errorf("ETag %s is also %q's", v.etag, cmp.Or(c, "identity"))
+				}
+			}
+			variants[coding] = variant{etag: resp.Header.Get("ETag"), body: body}
+		})
+	}
+	gz := variants["gzip"]
+	if gz.body == nil {
+		t.Fatal("no gzip variant")
+	}
+
+	cases := []struct {
+		name       string
+		header     http.Header
+		wantStatus int
+		wantCoding string
+		wantBody   []byte // as sent
+		wantHeader map[string]string
+	}{
+		{name: "range of the encoded bytes", header: http.Header{"Accept-Encoding": {"gzip"}, "Range": {"bytes=10-19"}},
+			wantStatus: 206, wantCoding: "gzip", wantBody: gz.body[10:20],
+			wantHeader: map[string]string{"Content-Range": fmt.Sprintf("bytes 10-19/%d", len(gz.body)), "Content-Length": "10", "ETag": gz.etag}},
+		{name: "If-Range with the variant's ETag", header: http.Header{"Accept-Encoding": {"gzip"}, "Range": {"bytes=-5"}, "If-Range": {gz.etag}},
+			wantStatus: 206, wantCoding: "gzip", wantBody: gz.body[len(gz.body)-5:]},
+		{name: "If-Range with another variant's ETag", header: http.Header{"Accept-Encoding": {"gzip"}, "Range": {"bytes=-5"}, "If-Range": {variants[""].etag}},
+			wantStatus: 200, wantCoding: "gzip", wantBody: gz.body},
+		{name: "revalidated", header: http.Header{"Accept-Encoding": {"gzip"}, "If-None-Match": {gz.etag}},
+			wantStatus: 304, wantBody: []byte{}, wantHeader: map[string]string{"ETag": gz.etag, "Vary": "Accept-Encoding"}},
+		{name: "revalidated by another coding's ETag", header: http.Header{"Accept-Encoding": {"br"}, "If-None-Match": {gz.etag}},
+			wantStatus: 200, wantCoding: "br", wantBody: variants["br"].body},
+		{name: "identity revalidated", header: http.Header{"If-None-Match": {variants[""].etag}},
+			wantStatus: 304, wantBody: []byte{}, wantHeader: map[string]string{"Vary": "Accept-Encoding"}},
+		{name: "HEAD", header: http.Header{"Accept-Encoding": {"zstd"}},
+			wantStatus: 200, wantCoding: "zstd", wantHeader: map[string]string{"Content-Length": strconv.Itoa(len(variants["zstd"].body))}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			method := "GET"
+			if tc.name == "HEAD" {
+				method = "HEAD"
+			}
+			resp, body := do(t, noRedirects, method, url, tc.header)
+			if resp.StatusCode != tc.wantStatus || resp.Header.Get("Content-Encoding") != tc.wantCoding {
+				t.Fatalf("%d, Content-Encoding %q; want %d, %q", resp.StatusCode, resp.Header.Get("Content-Encoding"), tc.wantStatus, tc.wantCoding)
+			}
+			if tc.wantBody != nil && !bytes.Equal(body, tc.wantBody) {
+				t.Errorf("body is %d bytes %.20q, want %d bytes %.20q", len(body), body, len(tc.wantBody), tc.wantBody)
+			}
+			for k, want := range tc.wantHeader {
+				if got := resp.Header.Get(k); got != want {
+					t.Errorf("%s: %q, want %q", k, got, want)
+				}
+			}
+		})
+	}
+	if st := stats(t); st.Compressions != 3 {
+		t.Errorf("Stats.Compressions = %d, want 3: style.css once in each coding", st.Compressions)
 	}
 }
 

@@ -42,7 +42,8 @@ function home() {
       const s = await getJSON("/debug/jaws");
       const row = (name, p) => h("tr", null, h("td", null, name), h("td", null, String(p.Responses)), h("td", null, String(p.Bytes)));
       tbody.replaceChildren(row("memory", s.Memory), row("zero-copy", s.ZeroCopy), row("fallback", s.Fallback));
-      requests.textContent = s.Requests + " requests seen by the handler, " + s.CacheHits + " cache hits";
+      requests.textContent = s.Requests + " requests seen by the handler, " + s.CacheHits + " cache hits, " +
+        s.Encoded + " responses sent compressed (" + s.Compressions + " compressed on the fly, once per file and coding; the rest precompressed or cached)";
       const t = await getJSON("/api/time");
       clock.textContent = t.time;
     } catch (err) {

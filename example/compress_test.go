@@ -1,0 +1,277 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/jaws-go/jaws"
+)
+
+var precompress = flag.Bool("precompress", false, "TestPrecompressedSiblings: rewrite site/app.*.js.br from site/app.*.js (brotli quality 11)")
+
+// siblingExts are the suffixes of precompressed siblings jaws serves.
+var siblingExts = []string{".br", ".zst", ".gz"}
+
+// decode returns body decoded from the content coding enc ("" for none).
+func decode(t testing.TB, enc string, body []byte) []byte {
+	t.Helper()
+	var r io.Reader
+	switch enc {
+	case "":
+		return body
+	case "br":
+		r = brotli.NewReader(bytes.NewReader(body))
+	case "gzip":
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			t.Fatalf("gzip: %v", err)
+		}
+		r = zr
+	case "zstd":
+		zr, err := zstd.NewReader(bytes.NewReader(body))
+		if err != nil {
+			t.Fatalf("zstd: %v", err)
+		}
+		defer zr.Close()
+		r = zr
+	default:
+		t.Fatalf("unexpected Content-Encoding %q", enc)
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("decoding %s: %v", enc, err)
+	}
+	return out
+}
+
+// TestPrecompressedSiblings: every precompressed sibling in the demo site
+// decodes to exactly its original, so a sibling left stale by an edit of
+// the original fails here rather than serving old bytes; the script has
+// one; and after copySite none is older than its original, or jaws would
+// ignore it. With -precompress it first rewrites the script's sibling:
+//
+//	go test ./example -run TestPrecompressedSiblings -precompress
+func TestPrecompressedSiblings(t *testing.T) {
+	script := appScript(t)
+	if *precompress {
+		var buf bytes.Buffer
+		w := brotli.NewWriterLevel(&buf, brotli.BestCompression)
+		w.Write(siteFile(t, script))
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		// The embedded copy is the old one until the next build, so the
+		// checks below read the new file from disk.
+		if err := os.WriteFile(filepath.Join("site", script+".br"), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote site/%s.br: %d bytes for %d", script, buf.Len(), len(siteFile(t, script)))
+	}
+	site := os.DirFS("site") // the files as they are now, -precompress's included
+	siblings := siblingsIn(t, site)
+	if !contains(siblings, script+".br") {
+		t.Errorf("no site/%s.br: regenerate it with -precompress (see the test's comment)", script)
+	}
+	for _, name := range siblings {
+		orig := name[:len(name)-len(path.Ext(name))]
+		want, err := fs.ReadFile(site, orig)
+		if err != nil {
+			t.Errorf("site/%s has no original: %v", name, err)
+			continue
+		}
+		packed, err := fs.ReadFile(site, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc := map[string]string{".br": "br", ".zst": "zstd", ".gz": "gzip"}[path.Ext(name)]
+		if got := decode(t, enc, packed); !bytes.Equal(got, want) {
+			t.Errorf("site/%s decodes to %d bytes that are not site/%s (%d bytes): stale; regenerate it with -precompress", name, len(got), orig, len(want))
+		}
+	}
+
+	// The copy the app serves: the embedded files, as built.
+	dir, err := copySite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	for _, name := range siblingsIn(t, os.DirFS(dir)) {
+		orig := name[:len(name)-len(path.Ext(name))]
+		si, err1 := os.Stat(filepath.Join(dir, name))
+		oi, err2 := os.Stat(filepath.Join(dir, orig))
+		switch {
+		case err1 != nil || err2 != nil:
+			t.Errorf("copySite: %v, %v", err1, err2)
+		case si.ModTime().Before(oi.ModTime()):
+			t.Errorf("copySite: %s (%v) is older than %s (%v), so jaws would ignore it", name, si.ModTime(), orig, oi.ModTime())
+		}
+	}
+}
+
+// siblingsIn lists the precompressed siblings in fsys, by their suffix.
+func siblingsIn(t *testing.T, fsys fs.FS) []string {
+	t.Helper()
+	var siblings []string
+	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		for _, ext := range siblingExts {
+			if strings.HasSuffix(name, ext) {
+				siblings = append(siblings, name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return siblings
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// compressSample is 64 KiB of minified JavaScript from the Go distribution,
+// for BenchmarkFirstRequest.
+func compressSample(b *testing.B) []byte {
+	b.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("go env GOROOT: %v", err)
+	}
+	file := filepath.Join(strings.TrimSpace(string(out)), "src", "internal", "trace", "traceviewer", "static", "webcomponents.min.js")
+	js, err := os.ReadFile(file)
+	if err != nil || len(js) < 64<<10 {
+		b.Skipf("no 64 KiB of JavaScript at %s: %v", file, err)
+	}
+	return js[:64<<10]
+}
+
+// BenchmarkFirstRequest times what the first request for a 64 KiB
+// JavaScript file costs in each coding and at each Compression.Level: a
+// cache miss (open, hash for the ETag) plus, with a coding, compressing the
+// file. Each iteration serves a file name not seen before; "identity" is
+// the miss alone. Later requests are served from the cache and cost
+// nothing extra. Run it with:
+//
+//	go test -run '^$' -bench FirstRequest -benchtime 20x ./example
+func BenchmarkFirstRequest(b *testing.B) {
+	js := compressSample(b)
+	levels := []struct {
+		name  string
+		level jaws.CompressionLevel
+	}{{"default", jaws.LevelDefault}, {"fastest", jaws.LevelFastest}, {"best", jaws.LevelBest}}
+	for _, lv := range levels {
+		for _, enc := range []string{"identity", "br", "zstd", "gzip"} {
+			if enc == "identity" && lv.level != jaws.LevelDefault {
+				continue
+			}
+			b.Run(lv.name+"/"+enc, func(b *testing.B) {
+				dir := b.TempDir()
+				h, err := jaws.New(dir, jaws.Options{Compression: jaws.Compression{Level: lv.level}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer h.Close()
+				var size int
+				for i := 0; b.Loop(); i++ {
+					b.StopTimer()
+					name := fmt.Sprintf("app.%d.js", i)
+					if err := os.WriteFile(filepath.Join(dir, name), js, 0o644); err != nil {
+						b.Fatal(err)
+					}
+					req := httptest.NewRequest("GET", "/"+name, nil)
+					if enc != "identity" {
+						req.Header.Set("Accept-Encoding", enc)
+					}
+					w := httptest.NewRecorder()
+					b.StartTimer()
+					h.ServeHTTP(w, req)
+					b.StopTimer()
+					got := w.Header().Get("Content-Encoding")
+					if w.Code != http.StatusOK || got != strings.TrimPrefix(enc, "identity") {
+						b.Fatalf("%d, Content-Encoding %q, want 200 and %q", w.Code, got, enc)
+					}
+					size = w.Body.Len()
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(size), "bytes")
+				b.ReportMetric(0, "ns/op")
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/first-request")
+			})
+		}
+	}
+}
+
+// codings are the content codings jaws serves, in its default order of
+// preference, with their siblings' suffixes.
+var codings = []struct{ name, ext string }{{"br", ".br"}, {"zstd", ".zst"}, {"gzip", ".gz"}}
+
+// jawsMinSize is jaws's default Compression.MinSize: smaller files are
+// compressed only by a precompressed sibling.
+const jawsMinSize = 1 << 10
+
+// compressibleName reports whether jaws compresses the demo site's file
+// name, by its type: text, scripts, styles, SVG.
+func compressibleName(name string) bool {
+	switch path.Ext(name) {
+	case ".html", ".css", ".js", ".svg", ".txt", ".json":
+		return true
+	}
+	return false
+}
+
+// accepts reports whether an Accept-Encoding value, as browsers send it
+// (no weights), lists coding.
+func accepts(acceptEncoding, coding string) bool {
+	for _, tok := range strings.Split(acceptEncoding, ",") {
+		name, _, _ := strings.Cut(tok, ";")
+		if strings.EqualFold(strings.TrimSpace(name), coding) {
+			return true
+		}
+	}
+	return false
+}
+
+// expectCoding is the Content-Encoding jaws answers a request for the
+// demo site's file name with, for a client sending acceptEncoding with no
+// weights: the first coding of jaws's preference the client lists that the
+// file has a sibling for or may be compressed in; "" for none. vary says
+// whether responses for the file carry Vary: Accept-Encoding.
+func expectCoding(t testing.TB, name, acceptEncoding string) (coding string, vary bool) {
+	t.Helper()
+	size := len(siteFile(t, name))
+	compressible := compressibleName(name) && size >= jawsMinSize
+	vary = compressible
+	for _, c := range codings {
+		_, err := fs.Stat(site, "site/"+name+c.ext)
+		sibling := err == nil
+		vary = vary || sibling
+		if coding == "" && accepts(acceptEncoding, c.name) && (compressible || sibling) {
+			coding = c.name
+		}
+	}
+	return coding, vary
+}
