@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The load benchmark: jaws against http.FileServer, two net/http ceilings and
-# nginx, with wrk. See bench/README.md.
+# nginx, with wrk; and, for compression, jaws against chi's Compress
+# middleware and nginx's gzip. See bench/README.md.
 #
-#   bench/run.sh                 # the full run (about 15 minutes), results in bench/results/
-#   bench/run.sh -quick          # a smoke run (under a minute), results in a temporary directory
+#   bench/run.sh                 # the full run (about 19 minutes), results in bench/results/
+#   bench/run.sh -quick          # a smoke run (about a minute), results in a temporary directory
+#   bench/run.sh -compress-only  # the compression scenario alone (about 2 minutes)
 #   bench/run.sh -runs 5 -duration 5s -sizes 1K,64K,1M -out /tmp/r
 #
 # Every server runs with one thread on CPU 0 (GOMAXPROCS=1, nginx with one
@@ -12,16 +14,28 @@ set -euo pipefail
 
 usage() {
 	cat <<'EOF'
-usage: bench/run.sh [-quick] [-runs N] [-duration D] [-sizes LIST] [-conns N]
-                    [-bigconns N] [-servers LIST] [-retries N] [-quiet CPUS] [-maxwait S] [-budget S] [-out DIR]
+usage: bench/run.sh [-quick] [-scenarios LIST | -compress-only] [-runs N] [-duration D]
+                    [-sizes LIST] [-conns N] [-bigconns N] [-servers LIST] [-cservers LIST]
+                    [-retries N] [-quiet CPUS] [-maxwait S] [-budget S] [-out DIR]
 
   -quick          smoke run: sizes 1K,64K,1M, 1 run of 1s, output to a temp dir
+  -scenarios LIST comma-separated subset of files,compress (default both):
+                  files     files of -sizes (random bytes) from -servers, keep-alive
+                            and Connection: close
+                  compress  a 64 KiB JavaScript file (app.js, built from Go's own
+                            .js files) with and without Accept-Encoding: gzip,
+                            from -cservers, keep-alive
+  -compress-only  the same as -scenarios compress
   -runs N         runs per cell; the report takes the median (default 5)
   -duration D     wrk duration per measurement in seconds, e.g. 3s (default 2s)
   -sizes LIST     comma-separated file sizes (default 1K,16K,64K,256K,1M,10M,100M)
   -conns N        wrk connections for files under 10 MiB (default 32)
   -bigconns N     wrk connections for files of 10 MiB and more (default 4)
   -servers LIST   comma-separated subset of jaws,jaws-bare,stdlib,ceiling,ceiling-min,nginx
+  -cservers LIST  the compress scenario's servers, a subset of
+                  jaws,jaws-bare,chi-compress,stdlib,nginx-gzip (default all):
+                  jaws and jaws-bare are measured with and without gzip,
+                  chi-compress and nginx-gzip with, stdlib without
   -quiet CPUS     other processes using more CPU than this during a measurement
                   disturb it (default 0.10: a tenth of one CPU)
   -retries N      measure a disturbed cell again, at most N times (default 2)
@@ -46,6 +60,8 @@ sizes=1K,16K,64K,256K,1M,10M,100M
 conns=32
 bigconns=4
 servers=jaws,jaws-bare,stdlib,ceiling,ceiling-min,nginx
+cservers=jaws,jaws-bare,chi-compress,stdlib,nginx-gzip
+scenarios=files,compress
 out=
 quick=false
 while [ $# -gt 0 ]; do
@@ -61,6 +77,9 @@ while [ $# -gt 0 ]; do
 	-maxwait) maxwait=$2; shift ;;
 	-budget) budget=$2; shift ;;
 	-servers) servers=$2; shift ;;
+	-cservers) cservers=$2; shift ;;
+	-scenarios) scenarios=$2; shift ;;
+	-compress-only) scenarios=compress ;;
 	-out) out=$2; shift ;;
 	-h | -help | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
@@ -77,12 +96,24 @@ log() { printf '%s %s\n' "$(date +%T)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 trap 'log "error: line $LINENO: $BASH_COMMAND failed"' ERR
 
+files=false compress=false
+IFS=, read -r -a scenario_list <<<"$scenarios"
+for sc in "${scenario_list[@]}"; do
+	case $sc in
+	files) files=true ;;
+	compress) compress=true ;;
+	*) usage >&2; die "unknown scenario $sc (want files or compress)" ;;
+	esac
+done
+$files || $compress || die "no scenario"
+
 # --- tools -------------------------------------------------------------------
 need=()
 command -v wrk >/dev/null || need+=(wrk)
 command -v nginx >/dev/null || need+=(nginx-light)
 command -v taskset >/dev/null || need+=(util-linux)
 command -v curl >/dev/null || need+=(curl)
+command -v gzip >/dev/null || need+=(gzip)
 if [ ${#need[@]} -gt 0 ]; then
 	[ "$(id -u)" = 0 ] || die "missing ${need[*]}; install them (apt-get install ${need[*]}) or run as root"
 	had_nginx=$(pgrep -x nginx || true)
@@ -132,15 +163,53 @@ bytes_of() {
 }
 IFS=, read -r -a size_list <<<"$sizes"
 IFS=, read -r -a server_list <<<"$servers"
+IFS=, read -r -a cserver_list <<<"$cservers"
+$files || size_list=() server_list=()
+$compress || cserver_list=()
 www=$tmp/www
 mkdir -p "$www"
 for s in "${size_list[@]}"; do
 	head -c "$(bytes_of "$s")" /dev/urandom >"$www/$s.bin"
 done
-log "files: ${size_list[*]} in $www"
+$files && log "files: ${size_list[*]} in $www"
+
+# The compress scenario's file: 64 KiB of real JavaScript, the same bytes on
+# every run with the same Go: Go's own .js files one after the other, cut at
+# 65536 bytes. Random bytes would not compress at all, and one file repeated
+# would compress far better than any real bundle.
+appjs_bytes=65536
+appjs_sources=(
+	lib/wasm/wasm_exec.js
+	src/cmd/vendor/github.com/google/pprof/internal/driver/html/common.js
+	src/cmd/vendor/github.com/google/pprof/internal/driver/html/stacks.js
+	src/cmd/vendor/github.com/google/pprof/third_party/svgpan/svgpan.js
+	misc/chrome/gophertool/popup.js
+	misc/chrome/gophertool/gopher.js
+	misc/chrome/gophertool/background.js
+	src/internal/trace/traceviewer/static/webcomponents.min.js
+)
+make_appjs() { # -> $www/app.js; the sources used in $appjs_used
+	local goroot f
+	goroot=$(go env GOROOT)
+	appjs_used=()
+	for f in "${appjs_sources[@]}"; do
+		[ -f "$goroot/$f" ] && appjs_used+=("$f")
+	done
+	[ ${#appjs_used[@]} -gt 0 ] || die "none of the JavaScript sources is in $goroot"
+	(cd "$goroot" && cat "${appjs_used[@]}") >"$www/app.js"
+	[ "$(wc -c <"$www/app.js")" -ge "$appjs_bytes" ] ||
+		die "the JavaScript sources in $goroot make only $(wc -c <"$www/app.js") bytes, want $appjs_bytes"
+	truncate -s "$appjs_bytes" "$www/app.js"
+}
+if $compress; then
+	make_appjs
+	log "app.js: $appjs_bytes bytes of ${appjs_used[*]}, sha256 $(sha256sum "$www/app.js" | cut -c1-16)"
+fi
 
 # --- servers -----------------------------------------------------------------
-declare -A url spid
+declare -A url spid surl
+# The path each server is asked for until it answers.
+if $files; then probe=${size_list[0]}.bin; else probe=app.js; fi
 free_port() {
 	local p
 	for _ in $(seq 100); do
@@ -156,7 +225,7 @@ wait_url() { # name logfile: the URL the server printed, once it answers
 	local name=$1 logf=$2 u=
 	for _ in $(seq 200); do
 		u=${u:-$(grep -oE 'http://[0-9.:]+/' "$logf" | head -1 || true)}
-		if [ -n "$u" ] && curl -fs -o /dev/null "$u${size_list[0]}.bin"; then
+		if [ -n "$u" ] && curl -fs -o /dev/null "$u$probe"; then
 			echo "$u"
 			return
 		fi
@@ -173,9 +242,9 @@ start_go() { # name binary args...
 	spid[$name]=$!
 	url[$name]=$(wait_url "$name" "$tmp/$name.log")
 }
-start_nginx() {
-	local p port
-	p=$tmp/nginx
+start_nginx() { # name [extra server configuration]
+	local name=$1 extra=${2:-} p port
+	p=$tmp/$name
 	port=$(free_port)
 	mkdir -p "$p/logs"
 	cat >"$p/nginx.conf" <<EOF
@@ -203,26 +272,41 @@ http {
     scgi_temp_path $p/scgi;
     server {
         listen 127.0.0.1:$port;
-        root $www;
+        root $www;$extra
     }
 }
 EOF
-	echo "nginx serving $www on http://127.0.0.1:$port/" >"$tmp/nginx.log"
-	taskset -c 0 nginx -p "$p/" -c "$p/nginx.conf" -e "$p/logs/error.log" >>"$tmp/nginx.log" 2>&1 &
+	echo "$name serving $www on http://127.0.0.1:$port/" >"$tmp/$name.log"
+	taskset -c 0 nginx -p "$p/" -c "$p/nginx.conf" -e "$p/logs/error.log" >>"$tmp/$name.log" 2>&1 &
 	pids+=($!)
-	spid[nginx]=$!
-	url[nginx]=$(wait_url nginx "$tmp/nginx.log")
+	spid[$name]=$!
+	url[$name]=$(wait_url "$name" "$tmp/$name.log")
 }
-for srv in "${server_list[@]}"; do
+# nginx-gzip compresses JavaScript on every request, at chi-compress's level.
+nginx_gzip='
+        types { application/javascript js; }
+        gzip on;
+        gzip_comp_level 5;
+        gzip_types application/javascript;'
+declare -A started
+for srv in "${server_list[@]}" "${cserver_list[@]}"; do
+	[ -z "${started[$srv]:-}" ] || continue
+	started[$srv]=1
 	case $srv in
 	jaws) start_go jaws "$tmp/bin/example" -root "$www" -addr 127.0.0.1:0 ;;
-	jaws-bare) start_go jaws-bare "$tmp/bin/peers" -mode jaws -root "$www" -addr 127.0.0.1:0 ;;
-	stdlib | ceiling | ceiling-min) start_go "$srv" "$tmp/bin/peers" -mode "$srv" -root "$www" -addr 127.0.0.1:0 ;;
-	nginx) start_nginx ;;
+	jaws-bare)
+		# Its counters on a listener of their own, as the example's /debug/jaws.
+		start_go jaws-bare "$tmp/bin/peers" -mode jaws -stats 127.0.0.1:0 -root "$www" -addr 127.0.0.1:0
+		surl[jaws-bare]=$(grep -oE 'http://[0-9.:]+/debug/jaws' "$tmp/jaws-bare.log" | head -1)
+		;;
+	stdlib | ceiling | ceiling-min | chi-compress) start_go "$srv" "$tmp/bin/peers" -mode "$srv" -root "$www" -addr 127.0.0.1:0 ;;
+	nginx) start_nginx nginx ;;
+	nginx-gzip) start_nginx nginx-gzip "$nginx_gzip" ;;
 	*) die "unknown server $srv" ;;
 	esac
 	log "$srv: ${url[$srv]}"
 done
+[ -z "${url[jaws]:-}" ] || surl[jaws]=${url[jaws]}debug/jaws
 
 # --- check every response once; note jaws's transfer path per size -----------
 mkdir -p "$out/raw"
@@ -230,7 +314,9 @@ jaws_counts() { # Memory ZeroCopy Fallback responses, from /debug/jaws
 	{ curl -fs "${url[jaws]}debug/jaws" | tr -d ' \n'; echo; } |
 		sed -nE 's/.*"Memory":\{"Responses":([0-9]+).*"ZeroCopy":\{"Responses":([0-9]+).*"Fallback":\{"Responses":([0-9]+).*/\1 \2 \3/p'
 }
-echo "size,bytes,path" >"$out/raw/paths.csv"
+if $files; then
+	echo "size,bytes,path" >"$out/raw/paths.csv"
+fi
 for s in "${size_list[@]}"; do
 	want="200 $(bytes_of "$s")"
 	for srv in "${server_list[@]}"; do
@@ -246,6 +332,50 @@ for s in "${size_list[@]}"; do
 			echo "$s,$(bytes_of "$s"),$path" >>"$out/raw/paths.csv"
 		fi
 	done
+done
+
+# The compress scenario's cases, "server:encoding": jaws with and without
+# gzip, the compressing peers with it, the plain ones without.
+cases=()
+for srv in "${cserver_list[@]}"; do
+	case $srv in
+	jaws | jaws-bare) cases+=("$srv:gzip" "$srv:identity") ;;
+	chi-compress | nginx-gzip) cases+=("$srv:gzip") ;;
+	*) cases+=("$srv:identity") ;;
+	esac
+done
+enc_header() { # encoding: wrk's and curl's arguments asking for it
+	[ "$1" = identity ] || echo "Accept-Encoding: $1"
+}
+jaws_stats() { # server: "Compressions Encoded" from its /debug/jaws, or nothing
+	[ -n "${surl[$1]:-}" ] || return 0
+	{ curl -fs "${surl[$1]}" | tr -d ' \n'; echo; } |
+		sed -nE 's/.*"Compressions":([0-9]+).*"Encoded":([0-9]+).*/\1 \2/p'
+}
+# Every answer must be app.js: gzip ones with Content-Encoding: gzip,
+# decoding to its bytes; identity ones without, its bytes as they are. A
+# second request with --raw (no decoding of chunked framing) counts the
+# bytes on the wire.
+declare -A hbytes bbytes wbytes
+for cs in "${cases[@]}"; do
+	srv=${cs%%:*} enc=${cs#*:}
+	hdr=()
+	[ "$enc" = identity ] || hdr=(-H "$(enc_header "$enc")")
+	got=$(curl -s "${hdr[@]}" -D "$tmp/check.hdr" -o "$tmp/check.body" -w '%{http_code} %{size_header} %{size_download}' "${url[$srv]}app.js")
+	read -r code hb bb <<<"$got"
+	[ "$code" = 200 ] || die "$srv ($enc) answered $code for app.js"
+	ce=$(tr -d '\r' <"$tmp/check.hdr" | sed -nE 's/^[Cc]ontent-[Ee]ncoding:[[:space:]]*//p')
+	if [ "$enc" = identity ]; then
+		[ -z "$ce" ] || die "$srv answered app.js without Accept-Encoding in Content-Encoding: $ce"
+		cmp -s "$tmp/check.body" "$www/app.js" || die "$srv's app.js is not the file"
+	else
+		[ "$ce" = "$enc" ] || die "$srv answered app.js with Content-Encoding '$ce', want $enc"
+		gzip -dc <"$tmp/check.body" | cmp -s - "$www/app.js" || die "$srv's $enc app.js does not decode to the file"
+	fi
+	got=$(curl -s --raw "${hdr[@]}" -o /dev/null -w '%{size_header} %{size_download}' "${url[$srv]}app.js")
+	read -r hb2 raw <<<"$got"
+	hbytes[$cs]=$hb bbytes[$cs]=$bb wbytes[$cs]=$((hb2 + raw))
+	log "$srv $enc: app.js checked, $hb header + $bb body bytes, $((hb2 + raw)) on the wire"
 done
 
 # --- measure -----------------------------------------------------------------
@@ -320,16 +450,20 @@ wait_quiet() { # until other processes use less than $quiet CPUs, for $maxwait s
 		fi
 	done
 }
-measure() { # server size mode run
-	local srv=$1 s=$2 mode=$3 run=$4 c=$conns hdr=() res t0 t1 c0 c1 other attempt
-	[ "$(bytes_of "$s")" -ge $((10 << 20)) ] && c=$bigconns
-	[ "$mode" = close ] && hdr=(-H 'Connection: close')
+# load_test server conns what url [wrk arguments...]: one wrk measurement of
+# url, repeated while other processes disturb it (see wait_quiet); sets res
+# (parse_wrk's line), other, attempt, cpu (the server's CPU seconds) and
+# answered (the responses wrk counted, over all attempts).
+load_test() {
+	local srv=$1 c=$2 what=$3 u=$4 t0 t1 c0 c1
+	shift 4
+	answered=0
 	for attempt in $(seq 0 "$retries"); do
 		wait_quiet
 		snapshot "$tmp/s0"
 		c0=$(cpu_ticks "${spid[$srv]}")
 		t0=$(now)
-		taskset -c 1 wrk -t1 -c"$c" -d"$duration" --timeout 30s --latency "${hdr[@]}" "${url[$srv]}$s.bin" >"$tmp/wrk.out"
+		taskset -c 1 wrk -t1 -c"$c" -d"$duration" --timeout 30s --latency "$@" "$u" >"$tmp/wrk.out"
 		t1=$(now)
 		c1=$(cpu_ticks "${spid[$srv]}")
 		snapshot "$tmp/s1"
@@ -338,18 +472,31 @@ measure() { # server size mode run
 			cat "$tmp/wrk.out" >&2
 			die "could not parse wrk's output"
 		fi
+		answered=$((answered + ${res%%,*}))
 		busy "$other" || break
 		[ "$waited" -lt "$budget" ] || break
 		waited=$((waited + ${duration%s}))
-		[ "$attempt" -lt "$retries" ] && log "run $run $s $mode $srv: disturbed (other processes used $other CPUs), again"
+		[ "$attempt" -lt "$retries" ] && log "$what: disturbed (other processes used $other CPUs), again"
 	done
-	echo "$run,$s,$(bytes_of "$s"),$srv,$mode,$c,${duration%s},$res,$other,$attempt,$(awk -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }')" >>"$out/raw/results.csv"
-	log "run $run $s $mode $srv: $(cut -d, -f2 <<<"$res") req/s$(busy "$other" && echo " (disturbed: others used $other CPUs)")"
+	cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }')
+	log "$what: $(cut -d, -f2 <<<"$res") req/s$(busy "$other" && echo " (disturbed: others used $other CPUs)")"
+}
+measure() { # server size mode run
+	local srv=$1 s=$2 mode=$3 run=$4 c=$conns hdr=()
+	[ "$(bytes_of "$s")" -ge $((10 << 20)) ] && c=$bigconns
+	[ "$mode" = close ] && hdr=(-H 'Connection: close')
+	load_test "$srv" "$c" "run $run $s $mode $srv" "${url[$srv]}$s.bin" "${hdr[@]}"
+	echo "$run,$s,$(bytes_of "$s"),$srv,$mode,$c,${duration%s},$res,$other,$attempt,$cpu" >>"$out/raw/results.csv"
+}
+cmeasure() { # server:encoding run
+	local cs=$1 run=$2 srv=${1%%:*} enc=${1#*:} hdr=()
+	[ "$enc" = identity ] || hdr=(-H "$(enc_header "$enc")")
+	load_test "$srv" "$conns" "run $run app.js $enc $srv" "${url[$srv]}app.js" "${hdr[@]}"
+	echo "$run,app.js,$appjs_bytes,$srv,$enc,keepalive,$conns,${duration%s},$res,$other,$attempt,$cpu,${hbytes[$cs]},${bbytes[$cs]},${wbytes[$cs]}" >>"$out/raw/compress.csv"
+	if [ "$enc" = gzip ]; then gzipped[$srv]=$((${gzipped[$srv]:-0} + answered)); fi
 }
 
-n=$((runs * ${#size_list[@]} * 2 * ${#server_list[@]}))
-log "measuring: $runs run(s) x ${#size_list[@]} size(s) x 2 modes x ${#server_list[@]} servers = $n x $duration"
-{
+common_meta() {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "commit: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- . ':!bench/results' 2>/dev/null || echo ' (modified)')"
 	echo "cpu: $(lscpu 2>/dev/null | sed -nE 's/^Model name:[[:space:]]*//p' | head -1), $(nproc) CPUs"
@@ -359,35 +506,92 @@ log "measuring: $runs run(s) x ${#size_list[@]} size(s) x 2 modes x ${#server_li
 	echo "nginx: $(nginx -v 2>&1 | cut -d/ -f2)"
 	echo "runs: $runs"
 	echo "duration: $duration"
-	echo "connections: $conns (files of 10 MiB and more: $bigconns)"
-	echo "quiet: $quiet"
-	echo "retries: $retries"
-	echo "wait budget: $budget s"
-	echo "cachemax: $cachemax"
-	echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-} >"$out/raw/meta.txt"
-echo "run,size,bytes,server,mode,conns,duration_s,requests,rps,transfer_bps,p50_us,p99_us,socket_errors,non2xx,other_cpus,retries,server_cpu_s" >"$out/raw/results.csv"
+}
+if $files; then
+	n=$((runs * ${#size_list[@]} * 2 * ${#server_list[@]}))
+	log "files: $runs run(s) x ${#size_list[@]} size(s) x 2 modes x ${#server_list[@]} servers = $n x $duration"
+	{
+		common_meta
+		echo "connections: $conns (files of 10 MiB and more: $bigconns)"
+		echo "quiet: $quiet"
+		echo "retries: $retries"
+		echo "wait budget: $budget s"
+		echo "cachemax: $cachemax"
+		echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	} >"$out/raw/meta.txt"
+	echo "run,size,bytes,server,mode,conns,duration_s,requests,rps,transfer_bps,p50_us,p99_us,socket_errors,non2xx,other_cpus,retries,server_cpu_s" >"$out/raw/results.csv"
 
-# Warm up each server (connections, heap, caches) without recording.
-for srv in "${server_list[@]}"; do
-	taskset -c 1 wrk -t1 -c"$conns" -d1s "${url[$srv]}${size_list[0]}.bin" >/dev/null
-done
+	# Warm up each server (connections, heap, caches) without recording.
+	for srv in "${server_list[@]}"; do
+		taskset -c 1 wrk -t1 -c"$conns" -d1s "${url[$srv]}${size_list[0]}.bin" >/dev/null
+	done
 
-# Interleaved: every run measures all servers for a size and mode back to
-# back, in an order that rotates from run to run, so drift on the machine
-# spreads over all of them.
-for run in $(seq "$runs"); do
-	for s in "${size_list[@]}"; do
-		for mode in keepalive close; do
-			k=${#server_list[@]}
-			for i in $(seq 0 $((k - 1))); do
-				measure "${server_list[$(((i + run - 1) % k))]}" "$s" "$mode" "$run"
+	# Interleaved: every run measures all servers for a size and mode back to
+	# back, in an order that rotates from run to run, so drift on the machine
+	# spreads over all of them.
+	for run in $(seq "$runs"); do
+		for s in "${size_list[@]}"; do
+			for mode in keepalive close; do
+				k=${#server_list[@]}
+				for i in $(seq 0 $((k - 1))); do
+					measure "${server_list[$(((i + run - 1) % k))]}" "$s" "$mode" "$run"
+				done
 			done
 		done
 	done
-done
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/raw/meta.txt"
-echo "waited for quiet: $waited s" >>"$out/raw/meta.txt"
+	echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/raw/meta.txt"
+	echo "waited for quiet: $waited s" >>"$out/raw/meta.txt"
+fi
+
+if $compress; then
+	log "compress: $runs run(s) x ${#cases[@]} cases = $((runs * ${#cases[@]})) x $duration"
+	# Warm up each case: after it, jaws holds app.js's gzip variant, and its
+	# counters must not move but for Encoded.
+	for cs in "${cases[@]}"; do
+		hdr=()
+		[ "${cs#*:}" = identity ] || hdr=(-H "$(enc_header "${cs#*:}")")
+		taskset -c 1 wrk -t1 -c"$conns" -d1s "${hdr[@]}" "${url[${cs%%:*}]}app.js" >/dev/null
+	done
+	declare -A stats0 gzipped # gzipped: gzip responses wrk counted, per server, retries included
+	for srv in jaws jaws-bare; do stats0[$srv]=$(jaws_stats "$srv"); done
+	{
+		common_meta
+		echo "connections: $conns"
+		echo "quiet: $quiet"
+		echo "retries: $retries"
+		echo "file: app.js, $appjs_bytes bytes of $(go env GOROOT)/{$(
+			IFS=,
+			echo "${appjs_used[*]}"
+		)}"
+		echo "file sha256: $(sha256sum "$www/app.js" | cut -d' ' -f1)"
+		echo "nginx-gzip: gzip on; gzip_comp_level 5; gzip_types application/javascript"
+		echo "chi-compress: middleware.Compress(5) around http.FileServer"
+		echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	} >"$out/raw/compress-meta.txt"
+	echo "run,file,bytes,server,encoding,mode,conns,duration_s,requests,rps,transfer_bps,p50_us,p99_us,socket_errors,non2xx,other_cpus,retries,server_cpu_s,header_bytes,body_bytes,wire_bytes" >"$out/raw/compress.csv"
+	for run in $(seq "$runs"); do
+		k=${#cases[@]}
+		for i in $(seq 0 $((k - 1))); do
+			cmeasure "${cases[$(((i + run - 1) % k))]}" "$run"
+		done
+	done
+	{
+		echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+		echo "waited for quiet: $waited s"
+		# The proof that no response was compressed while measuring:
+		# Compressions before and after, and Encoded's growth against the
+		# gzip responses wrk counted.
+		for srv in jaws jaws-bare; do
+			[ -n "${stats0[$srv]}" ] || continue
+			read -r comp0 enc0 <<<"${stats0[$srv]}"
+			read -r comp1 enc1 <<<"$(jaws_stats "$srv")"
+			counted=${gzipped[$srv]:-0}
+			echo "$srv stats: compressions $comp0 $comp1, encoded $enc0 $enc1, wrk gzip responses $counted"
+			[ "$comp1" = "$comp0" ] || log "warning: $srv compressed $((comp1 - comp0)) time(s) while measuring"
+			[ "$((enc1 - enc0))" -ge "$counted" ] || log "warning: $srv sent $((enc1 - enc0)) encoded responses, wrk counted $counted gzip ones"
+		done
+	} >>"$out/raw/compress-meta.txt"
+fi
 
 "$tmp/bin/report" -raw "$out/raw" -out "$out"
 log "results in $out/results.md"

@@ -5,6 +5,7 @@
 //	peers -mode ceiling     -root DIR -addr 127.0.0.1:0   # bytes from a map, jaws's header set
 //	peers -mode ceiling-min -root DIR -addr 127.0.0.1:0   # bytes from a map, Content-Type and -Length only
 //	peers -mode jaws        -root DIR -addr 127.0.0.1:0   # jaws.New(DIR, jaws.Options{}), no router
+//	peers -mode chi-compress -root DIR -addr 127.0.0.1:0  # chi's middleware.Compress(5) around http.FileServer
 //
 // The two ceilings read every file under DIR into memory at start and answer
 // a GET for a file's path with its bytes and header values computed once, so
@@ -17,8 +18,15 @@
 //
 // "jaws" serves with the jaws handler straight from the http.Server, without
 // the example's chi router, to tell the handler's cost from the router's;
-// -revalidate sets its Options.Revalidate. -cpuprofile writes a CPU profile
-// of the whole run, for any mode.
+// -revalidate sets its Options.Revalidate; -stats ADDR serves its counters
+// (jaws.Stats, as JSON) at /debug/jaws on a listener of their own, so the
+// served handler stays the bare jaws handler. -cpuprofile writes a CPU
+// profile of the whole run, for any mode.
+//
+// "chi-compress" is how a chi application would compress static files
+// without jaws: chi's middleware.Compress at level 5 (gzip or deflate, as
+// the request accepts, for text types) wrapping http.FileServer, compressing
+// every response anew.
 //
 // It prints the URL it serves on, as the example server does, and serves
 // until SIGINT or SIGTERM.
@@ -27,6 +35,7 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -43,15 +52,18 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-chi/chi/v5/middleware"
+
 	"github.com/jaws-go/jaws"
 )
 
 func main() {
-	mode := flag.String("mode", "stdlib", "`stdlib`, ceiling or ceiling-min")
+	mode := flag.String("mode", "stdlib", "`stdlib`, ceiling, ceiling-min, jaws or chi-compress")
 	root := flag.String("root", ".", "directory to serve")
 	addr := flag.String("addr", "127.0.0.1:0", "`host:port` to listen on; port 0 picks a free port")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to `file`")
 	flag.DurationVar(&revalidate, "revalidate", 0, "jaws's Options.Revalidate, for -mode jaws")
+	flag.StringVar(&statsAddr, "stats", "", "for -mode jaws: serve jaws.Stats as JSON at /debug/jaws on `host:port`")
 	flag.Parse()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -93,13 +105,22 @@ func run(mode, root, addr string) error {
 		srv.Close()
 	}()
 	fmt.Printf("peers %s serving %s on http://%s/\n", mode, root, ln.Addr())
+	if j, ok := h.(*jaws.Handler); ok && statsAddr != "" {
+		// After the line above: run.sh takes the first URL printed.
+		if err := serveStats(j, statsAddr); err != nil {
+			return err
+		}
+	}
 	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
 }
 
-var revalidate time.Duration
+var (
+	revalidate time.Duration
+	statsAddr  string
+)
 
 func handler(mode, root string) (http.Handler, error) {
 	switch mode {
@@ -107,6 +128,8 @@ func handler(mode, root string) (http.Handler, error) {
 		return http.FileServer(http.Dir(root)), nil
 	case "jaws":
 		return jaws.New(root, jaws.Options{Revalidate: revalidate})
+	case "chi-compress":
+		return middleware.Compress(5)(http.FileServer(http.Dir(root))), nil
 	case "ceiling", "ceiling-min":
 		files, err := load(root, mode == "ceiling")
 		if err != nil {
@@ -114,7 +137,28 @@ func handler(mode, root string) (http.Handler, error) {
 		}
 		return files, nil
 	}
-	return nil, fmt.Errorf("unknown -mode %q: want stdlib, ceiling, ceiling-min or jaws", mode)
+	return nil, fmt.Errorf("unknown -mode %q: want stdlib, ceiling, ceiling-min, jaws or chi-compress", mode)
+}
+
+// serveStats serves h.Stats() as JSON at /debug/jaws on a listener at addr
+// of its own, as the example does on its router, and prints its URL.
+func serveStats(h *jaws.Handler, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /debug/jaws", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.Encode(h.Stats())
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	fmt.Printf("peers jaws stats on http://%s/debug/jaws\n", ln.Addr())
+	return nil
 }
 
 // file is one file's response, computed once.

@@ -74,14 +74,25 @@ type data struct {
 	quiet    float64           // the disturbance limit, in CPUs used by others; 0 if unknown
 	runs     int
 	samples  []sample
+	compress *cdata // the compress scenario's results; nil if none
 }
 
 func (d *data) cell(size, server, mode string) *cell { return d.cells[key{size, server, mode}] }
 
-// load reads results.csv, paths.csv and meta.txt from dir; only results.csv
-// is required.
+// load reads results.csv, paths.csv and meta.txt (the files scenario), and
+// compress.csv and compress-meta.txt (the compress scenario) from dir; one
+// of results.csv and compress.csv is required.
 func load(dir string) (*data, error) {
+	c, err := loadCompress(dir)
+	if err != nil {
+		return nil, err
+	}
 	f, err := os.Open(filepath.Join(dir, "results.csv"))
+	if errors.Is(err, os.ErrNotExist) && c != nil {
+		d := build(nil)
+		d.compress = c
+		return d, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -91,6 +102,7 @@ func load(dir string) (*data, error) {
 		return nil, fmt.Errorf("results.csv: %w", err)
 	}
 	d := build(samples)
+	d.compress = c
 	if f, err := os.Open(filepath.Join(dir, "paths.csv")); err == nil {
 		defer f.Close()
 		if d.paths, err = parsePaths(f); err != nil {

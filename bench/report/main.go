@@ -7,6 +7,11 @@
 // raw/paths.csv (the transfer path jaws took for each size) and raw/meta.txt
 // ("key: value" lines describing the setup; "cachemax" places the crossover
 // marker). The charts are plain SVG written here, with no dependency.
+//
+// raw/compress.csv and raw/compress-meta.txt, when present, hold the compress
+// scenario's measurements; results.md then has a section for them. Either
+// results.csv or compress.csv may be missing, not both; without results.csv
+// there are no charts.
 package main
 
 import (
@@ -39,6 +44,9 @@ func run(raw, out string) error {
 		{"results.md", func(b *bytes.Buffer) error { return writeMarkdown(b, d) }},
 		{"throughput.svg", func(b *bytes.Buffer) error { return writeSVG(b, d, throughputMetric) }},
 		{"requests.svg", func(b *bytes.Buffer) error { return writeSVG(b, d, requestsMetric) }},
+	}
+	if len(d.samples) == 0 {
+		files = files[:1] // no files scenario, no charts
 	}
 	for _, f := range files {
 		var b bytes.Buffer

@@ -19,6 +19,24 @@ func writeMarkdown(w io.Writer, d *data) error {
 
 	p("# Load benchmark results\n\n")
 	p("Written by `bench/run.sh` (through `bench/report`); see `bench/README.md` for what each server is and how it is measured.\n\n")
+	if len(d.samples) > 0 {
+		d.writeFiles(&b)
+	}
+	if d.compress != nil {
+		writeCompress(&b, d.compress)
+	}
+	if len(d.samples) > 0 {
+		p("## Charts\n\n")
+		p("![throughput](throughput.svg)\n\n![requests per second](requests.svg)\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeFiles writes the files scenario's sections: requests/s, MB/s, CPU,
+// noise and targets.
+func (d *data) writeFiles(b *strings.Builder) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	if len(d.meta) > 0 {
 		for _, kv := range d.meta {
 			if kv[0] == "cachemax" {
@@ -33,16 +51,16 @@ func writeMarkdown(w io.Writer, d *data) error {
 
 	for _, mode := range d.modes {
 		p("## Requests per second, %s\n\n", modeTitle[mode])
-		d.rpsTable(&b, mode)
+		d.rpsTable(b, mode)
 		p("\n")
 	}
 	p("## Throughput, MB/s of file bytes (10⁶ bytes/s, median)\n\n")
-	d.mbpsTable(&b)
+	d.mbpsTable(b)
 	p("\n")
 	if d.hasCPU() {
 		p("## Server CPU time per response, µs (median)\n\n")
 		p("The server's user and system time during a measurement over the responses wrk counted (clock ticks of 10 ms, so short runs of large files are coarse); it includes the kernel's work for the connection done in the server's system calls, not what the kernel counts as softirq time. It shows what a response costs rather than how fast it goes: where a server is busy all the time it is the inverse of requests/s; where it is not (large files, Connection: close), the difference shows how much time it spent waiting.\n\n")
-		d.cpuTable(&b)
+		d.cpuTable(b)
 		p("\n")
 	}
 
@@ -96,12 +114,8 @@ func writeMarkdown(w io.Writer, d *data) error {
 	p("\n")
 
 	p("## Targets\n\n")
-	d.targets(&b)
-	p("\n## Charts\n\n")
-	p("![throughput](throughput.svg)\n\n![requests per second](requests.svg)\n")
-
-	_, err := io.WriteString(w, b.String())
-	return err
+	d.targets(b)
+	p("\n")
 }
 
 func (d *data) rpsTable(b *strings.Builder, mode string) {

@@ -44,6 +44,10 @@ func TestReport(t *testing.T) {
 			t.Errorf("results.md lacks %q", want)
 		}
 	}
+	checkCompress(t, md)
+	if i, j := strings.Index(md, "\n## Targets"), strings.Index(md, "## Compression"); i < 0 || j < i {
+		t.Error("the compression section is not after the files scenario's targets")
+	}
 	if strings.Contains(md, "cachemax") {
 		t.Error("results.md shows the internal cachemax line")
 	}
@@ -65,6 +69,106 @@ func TestReport(t *testing.T) {
 	}
 	if svg := read(t, filepath.Join(out, "requests.svg")); !strings.Contains(svg, "jaws 1 KiB keep-alive: 61k requests/s") {
 		t.Error("requests.svg lacks jaws's 1 KiB point at 61k requests/s")
+	}
+}
+
+// checkCompress checks results.md's compression section against
+// testdata/raw/compress.csv: three runs of seven cases, with round numbers.
+func checkCompress(t *testing.T, md string) {
+	t.Helper()
+	for _, want := range []string{
+		"## Compression: 64 KiB JavaScript, keep-alive",
+		"- file: app.js, 65536 bytes of GOROOT/{lib/wasm/wasm_exec.js}",
+		// jaws gzip 30k/31k/32k, 32 µs a response, 250 + 19046 bytes.
+		"| `jaws` | gzip | 31.0k ±6% | 32.0 | 19046 | 250 | 19296 |  |",
+		// chi-compress 2.0k/2.1k/2.2k: 31000 / 2100.
+		"| `chi-compress` | gzip | 2.1k ±10% | 476 | 19294 | 220 | 19554 | 14.76× |",
+		"| `nginx-gzip` | gzip | 1.6k ±12% | 625 | 19400 | 200 | 19630 | 19.38× |",
+		"| `jaws` | identity | 36.0k ±6% | 27.5 | 65536 | 230 | 65766 | 0.86× |",
+		"| `stdlib` | identity | 30.0k ±0% | 33.0 | 65536 | 200 | 65736 | 1.03× |",
+		// jaws-bare: 34000 / 2100 and 34000 / 45000.
+		"| 64 KiB JavaScript, gzip, keep-alive: jaws ≥ 5× chi-compress | 14.762× | yes | 16.190× (yes) |",
+		"| 64 KiB JavaScript, keep-alive: jaws gzip ≥ 0.8× jaws identity (no Accept-Encoding) | 0.861× | yes | 0.756× (no) |",
+		"19046 body bytes for the file's 65536: 71% saved on the body, 71% on the wire",
+		"`Compressions` 1 before and after, so no response was compressed while measuring; `Encoded` grew by 186000 against 186000 gzip responses wrk counted.",
+		"**`Compressions` grew from 1 to 2: responses were compressed while measuring**",
+		"(**fewer: some gzip requests were answered uncompressed**)",
+		"during any of the 21 measurements: 0.30 CPUs; 1 kept more than 0.10 after the retries",
+		"chi-compress gzip: 3",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("results.md lacks %q", want)
+		}
+	}
+	if strings.Contains(md, "- jaws stats") {
+		t.Error("results.md lists the counters as setup")
+	}
+}
+
+// Without results.csv (bench/run.sh -compress-only) results.md has the
+// compression section alone, and there are no charts.
+func TestReportCompressOnly(t *testing.T) {
+	raw, out := t.TempDir(), t.TempDir()
+	for _, name := range []string{"compress.csv", "compress-meta.txt"} {
+		b, err := os.ReadFile(filepath.Join("testdata/raw", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(raw, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := run(raw, out); err != nil {
+		t.Fatal(err)
+	}
+	md := read(t, filepath.Join(out, "results.md"))
+	checkCompress(t, md)
+	for _, unwanted := range []string{"## Requests per second", "\n## Targets", "## Charts", ".svg"} {
+		if strings.Contains(md, unwanted) {
+			t.Errorf("results.md has %q without a files scenario", unwanted)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "throughput.svg")); err == nil {
+		t.Error("throughput.svg written without a files scenario")
+	}
+
+	// Neither results.csv nor compress.csv: an error.
+	if err := run(t.TempDir(), out); err == nil {
+		t.Error("no error for a directory without results")
+	}
+}
+
+func TestParseCompressErrors(t *testing.T) {
+	const head = "run,file,bytes,server,encoding,rps\n"
+	for name, in := range map[string]string{
+		"empty":      "",
+		"header":     head,
+		"no column":  "run,file,bytes,server,rps\n1,app.js,65536,jaws,100\n",
+		"bad number": head + "1,app.js,65536,jaws,gzip,fast\n",
+		"short row":  head + "1,app.js,65536,jaws,gzip\n",
+	} {
+		if _, err := parseCompress(strings.NewReader(in)); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, err := parseStats("jaws", "compressions 1 1"); err == nil {
+		t.Error("parseStats: no error for a short line")
+	}
+}
+
+// Results from before run.sh counted the bytes on the wire itself take
+// wrk's transfer over its requests.
+func TestCompressWireFromWrk(t *testing.T) {
+	in := "run,file,bytes,server,encoding,rps,transfer_bps\n" +
+		"1,app.js,65536,jaws,gzip,1000,19500000\n" +
+		"2,app.js,65536,jaws,gzip,2000,39200000\n"
+	c, err := parseCompress(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 19500 and 19600 bytes a response: the median is their mean.
+	if got := c.cell("jaws", "gzip").wireBytes(); got != 19550 {
+		t.Errorf("wire bytes %v, want 19550", got)
 	}
 }
 
