@@ -193,7 +193,7 @@ func list(root string) ([]file, error) {
 				return fs.SkipDir
 			}
 			return nil
-		case !d.Type().IsRegular():
+		case !d.Type().IsRegular() || isSibling(root, name):
 			return nil
 		}
 		info, err := d.Info()
@@ -209,6 +209,20 @@ func list(root string) ([]file, error) {
 	})
 	slices.SortFunc(files, func(a, b file) int { return cmp.Compare(a.name, b.name) })
 	return files, err
+}
+
+// isSibling reports whether name is a precompressed sibling of another
+// file ("app.js.br" next to "app.js"): pages never link to those, jaws
+// serves them in place of their originals.
+func isSibling(root, name string) bool {
+	for _, ext := range []string{".br", ".zst", ".gz"} {
+		if orig, ok := strings.CutSuffix(name, ext); ok {
+			if info, err := os.Stat(filepath.Join(root, orig)); err == nil && info.Mode().IsRegular() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // check reports whether body, sent in encoding for a request accepting
