@@ -198,7 +198,12 @@ func newCache(o Options) (*cache, error) {
 // cache. Concurrent first requests for a file share one build, so a large
 // file is hashed once, not once per client; a request whose file turned out
 // to be another version than the shared build's makes its own.
-func (c *cache) build(name string, info fs.FileInfo, newEntry func() (*entry, error)) (*entry, error) {
+//
+// With visible set, the build ends only once the cache holds the entry:
+// the cache applies puts asynchronously, and a request arriving between the
+// end of the build and the put would miss and build again. Compressed
+// variants need that; files' own entries are cheap enough to rebuild.
+func (c *cache) build(name string, info fs.FileInfo, visible bool, newEntry func() (*entry, error)) (*entry, error) {
 	c.mu.Lock()
 	if fl, ok := c.flights[name]; ok {
 		c.mu.Unlock()
@@ -215,6 +220,9 @@ func (c *cache) build(name string, info fs.FileInfo, newEntry func() (*entry, er
 	fl.e, fl.err = c.make(newEntry)
 	if fl.err == nil {
 		c.put(name, fl.e)
+		if visible {
+			c.sync()
+		}
 	}
 	c.mu.Lock()
 	delete(c.flights, name)

@@ -465,6 +465,76 @@ func TestLargeSiblingSendfile(t *testing.T) {
 	}
 }
 
+// TestCompressedOnce: a file is compressed once per coding, however many
+// requests ask for it, concurrent first requests included.
+func TestCompressedOnce(t *testing.T) {
+	t.Parallel()
+	files := compressFiles()
+	for _, c := range codingCases {
+		t.Run(c.String(), func(t *testing.T) {
+			t.Parallel()
+			h := newTestHandler(t, newCompressSite(t).Root, Options{})
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			for range 16 {
+				wg.Go(func() {
+					<-start
+					for range 20 {
+						w := doReq(h, "GET", "/app.js", "Accept-Encoding", c.String())
+						if got := decodeAs(t, w.Header().Get("Content-Encoding"), w.Body.Bytes()); !bytes.Equal(got, files["app.js"]) {
+							t.Errorf("body decodes to %d bytes", len(got))
+						}
+					}
+				})
+			}
+			close(start)
+			wg.Wait()
+			for range 20 {
+				if w := doReq(h, "GET", "/app.js", "Accept-Encoding", c.String()); w.Header().Get("Content-Encoding") != c.String() {
+					t.Fatalf("Content-Encoding %q", w.Header().Get("Content-Encoding"))
+				}
+			}
+			if st := h.Stats(); st.Compressions != 1 || st.Encoded != 16*20+20 {
+				t.Errorf("%d compressions and %d encoded responses for %d requests; want 1 and all", st.Compressions, st.Encoded, 16*20+20)
+			}
+		})
+	}
+}
+
+// TestIncompressible: text that does not compress is served as it is, and
+// is not compressed again once found not to: concurrent first requests for
+// a coding share one attempt, later ones make none.
+func TestIncompressible(t *testing.T) {
+	t.Parallel()
+	files := compressFiles()
+	h := newTestHandler(t, newCompressSite(t).Root, Options{})
+	// The file's own entry first, cached, so every request below shares it.
+	if w := doReq(h, "GET", "/rand.txt"); w.Code != 200 || h.Stats().Compressions != 0 {
+		t.Fatalf("%d, %d compressions without Accept-Encoding", w.Code, h.Stats().Compressions)
+	}
+	h.cache.sync()
+	for round, aes := range [][]string{{"gzip"}, {"br"}, {"zstd"}, {"gzip", "br", "zstd", "gzip, br, zstd"}} {
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for range 16 {
+			wg.Go(func() {
+				<-start
+				for _, ae := range aes {
+					w := doReq(h, "GET", "/rand.txt", "Accept-Encoding", ae)
+					if w.Header().Get("Content-Encoding") != "" || !bytes.Equal(w.Body.Bytes(), files["rand.txt"]) || countAE(w.Header()) != 1 {
+						t.Errorf("%s: Content-Encoding %q, %d bytes, Vary %q", ae, w.Header().Get("Content-Encoding"), w.Body.Len(), w.Header().Values("Vary"))
+					}
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		if got, want := h.Stats().Compressions, uint64(min(round+1, 3)); got != want {
+			t.Fatalf("after %q: %d compressions; want %d, one per coding", aes, got, want)
+		}
+	}
+}
+
 // TestSiblingFreshness: a sibling older than its file is ignored; a
 // rewritten one is served at once with its new ETag; a deleted one gives
 // way to compression.
