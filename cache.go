@@ -166,6 +166,9 @@ type cache struct {
 	flights    map[string]*flight // builds in progress, by name
 	hits, miss atomic.Uint64
 	evictions  atomic.Uint64
+
+	closing sync.RWMutex // held for reading by put and sync, for writing by close
+	closed  bool
 }
 
 // metadataOnlyBytes bounds the cache when Options disable it: entries keep
@@ -202,7 +205,12 @@ func newCache(o Options) (*cache, error) {
 // cache. Concurrent first requests for a file share one build, so a large
 // file is hashed once, not once per client; a request whose file turned out
 // to be another version than the shared build's makes its own.
-func (c *cache) build(name string, info fs.FileInfo, newEntry func() (*entry, error)) (*entry, error) {
+//
+// With visible set, the build ends only once the cache holds the entry:
+// the cache applies puts asynchronously, and a request arriving between the
+// end of the build and the put would miss and build again. Compressed
+// variants need that; files' own entries are cheap enough to rebuild.
+func (c *cache) build(name string, info fs.FileInfo, visible bool, newEntry func() (*entry, error)) (*entry, error) {
 	c.mu.Lock()
 	if fl, ok := c.flights[name]; ok {
 		c.mu.Unlock()
@@ -219,6 +227,9 @@ func (c *cache) build(name string, info fs.FileInfo, newEntry func() (*entry, er
 	fl.e, fl.err = c.make(newEntry)
 	if fl.err == nil {
 		c.put(name, fl.e)
+		if visible {
+			c.sync()
+		}
 	}
 	c.mu.Lock()
 	delete(c.flights, name)
@@ -257,7 +268,9 @@ func (c *cache) get(name string) *entry {
 // put offers e to the cache. The cache may decline it (admission policy) or
 // admit it a moment later; either way the caller serves e itself.
 func (c *cache) put(name string, e *entry) {
-	if !c.rc.Set(name, e, e.cost(name)) {
+	c.closing.RLock()
+	defer c.closing.RUnlock()
+	if c.closed || !c.rc.Set(name, e, e.cost(name)) {
 		releaseEntry(e) // dropped at once: ristretto will not call OnExit
 	}
 }
@@ -290,6 +303,20 @@ func (c *cache) held() int64 {
 }
 
 // sync waits until every put so far is applied.
-func (c *cache) sync() { c.rc.Wait() }
+func (c *cache) sync() {
+	c.closing.RLock()
+	defer c.closing.RUnlock()
+	if !c.closed {
+		c.rc.Wait()
+	}
+}
 
-func (c *cache) close() { c.rc.Close() }
+// close closes the cache once no put or sync is under way: ristretto's Set
+// can panic on a channel Close is closing, and its Wait never returns once
+// Close has stopped the goroutine that would answer it.
+func (c *cache) close() {
+	c.closing.Lock()
+	defer c.closing.Unlock()
+	c.closed = true
+	c.rc.Close()
+}

@@ -319,7 +319,7 @@ func TestCacheBuildShared(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range got {
 			wg.Go(func() {
-				got[i], _ = c.build("f", info, func() (*entry, error) {
+				got[i], _ = c.build("f", info, false, func() (*entry, error) {
 					builds.Add(1)
 					<-release
 					return want, nil

@@ -234,9 +234,7 @@ func (h *Handler) chooseVariant(r *http.Request, name string, e *entry, need fdN
 	}
 	v, err := h.compressed(r.Context(), key, e, c)
 	if err != nil {
-		if errors.Is(err, errNotWorth) {
-			e.poor.Or(uint32(setOf(c)))
-		} else if r.Context().Err() == nil {
+		if !errors.Is(err, errNotWorth) && r.Context().Err() == nil {
 			h.opts.ErrorLog.Printf("jaws: compressing %s: %v", e.file, err)
 		}
 		return target{}, false
@@ -263,7 +261,7 @@ func (h *Handler) resolveSibling(key string, orig *entry, c coding, need fdNeed)
 		f.Close()
 		return target{}, errNotRegular
 	}
-	v, err := h.cache.build(key, info, func() (*entry, error) {
+	v, err := h.cache.build(key, info, false, func() (*entry, error) {
 		v, err := newEntry(file, false, f, info, h.cache.maxBody)
 		if err == nil {
 			v.setCoding(c, orig)
@@ -289,15 +287,9 @@ func (h *Handler) compressed(ctx context.Context, key string, orig *entry, c cod
 		h.cache.drop(key)
 	}
 	h.cache.miss.Add(1)
-	made := false
-	defer func() {
-		if made {
-			// The cache applies puts asynchronously; without this the
-			// next request could miss and compress the file again.
-			h.cache.sync()
-		}
-	}()
-	return h.cache.build(key, orig.info, func() (*entry, error) {
+	// Visible: a request arriving after the build must find the variant in
+	// the cache, or it would compress the file again.
+	return h.cache.build(key, orig.info, true, func() (*entry, error) {
 		if codingSet(orig.poor.Load()).has(c) {
 			return nil, errNotWorth // found by a build this one waited for
 		}
@@ -322,13 +314,15 @@ func (h *Handler) compressed(ctx context.Context, key string, orig *entry, c cod
 			return nil, err
 		}
 		if !worthIt(int64(len(out)), int64(len(src))) {
+			// Marked before the build ends, so no request compresses
+			// it again meanwhile.
+			orig.poor.Or(uint32(setOf(c)))
 			return nil, errNotWorth
 		}
 		v := &entry{file: orig.file, info: orig.info, ver: orig.ver, future: orig.future,
 			body: out, etag: etagOfBytes(out), ctype: orig.ctype}
 		v.setCoding(c, orig)
 		v.setHeaders()
-		made = true
 		return v, nil
 	})
 }

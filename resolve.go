@@ -206,7 +206,7 @@ func (h *Handler) resolve(name string, need fdNeed) (target, error) {
 		f.Close()
 		f, info, file, dirIndex = fi, iinfo, index, true
 	}
-	e, err := h.cache.build(name, info, func() (*entry, error) {
+	e, err := h.cache.build(name, info, false, func() (*entry, error) {
 		e, err := newEntry(file, dirIndex, f, info, h.cache.maxBody)
 		if err == nil {
 			h.describeVariants(e, name)

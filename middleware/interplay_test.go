@@ -18,11 +18,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/andybalholm/brotli"
 	"github.com/go-chi/chi/v5"
 	chimw "github.com/go-chi/chi/v5/middleware"
 	"github.com/klauspost/compress/gzhttp"
@@ -223,6 +225,8 @@ func decode(t *testing.T, enc string, body []byte) []byte {
 		if r, err = zlib.NewReader(bytes.NewReader(body)); err != nil {
 			r, err = flate.NewReader(bytes.NewReader(body)), nil
 		}
+	case "br":
+		r = brotli.NewReader(bytes.NewReader(body))
 	case "zstd":
 		var d *zstd.Decoder
 		d, err = zstd.NewReader(bytes.NewReader(body))
@@ -245,11 +249,13 @@ func decode(t *testing.T, enc string, body []byte) []byte {
 
 // TestCompressInterplay: chi's Compress and klauspost's gzhttp in front of
 // the SPA: bodies decode to the exact file bytes, for small and large files,
-// and text is compressed when the client asks for it.
+// and text is compressed when the client asks for it. jaws compresses
+// compressible files itself, and the compressors pass its encoded bytes
+// through: validators and ranges are the variant's, as jaws alone sends
+// them, and Vary names Accept-Encoding once.
 func TestCompressInterplay(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	etag := serve(t, f.handler(t, jaws.Options{}), "GET", "/").Header().Get("Etag")
 	gz, err := gzhttp.NewWrapper()
 	if err != nil {
 		t.Fatal(err)
@@ -262,8 +268,12 @@ func TestCompressInterplay(t *testing.T) {
 		{"gzhttp", func(h http.Handler) http.Handler { return gz(h) }},
 	}
 	encodings := []string{"gzip", "gzip, deflate, br, zstd", "identity"}
-	for _, c := range compressors {
-		for _, ae := range encodings {
+	for _, ae := range encodings {
+		// What jaws alone answers for this Accept-Encoding: the variant whose
+		// ETag a conditional request holds, and whose bytes ranges count.
+		direct := f.handler(t, jaws.Options{})
+		etag := serve(t, direct, "GET", "/", "Accept-Encoding", ae).Header().Get("Etag")
+		for _, c := range compressors {
 			for _, rq := range interplayRequests(f, etag) {
 				t.Run(c.name+"/"+ae+"/"+rq.name, func(t *testing.T) {
 					t.Parallel()
@@ -274,6 +284,11 @@ func TestCompressInterplay(t *testing.T) {
 					srv := testsite.Start(t, testsite.HTTP1, r)
 					resp, raw := srv.Do(t, srv.NewRequest(t, rq.method, rq.target, append([]string{"Accept-Encoding", ae}, rq.header...)...))
 					enc := resp.Header.Get("Content-Encoding")
+					if enc != "" && rq.status == http.StatusPartialContent {
+						checkEncodedRange(t, direct, rq, f.files[strings.TrimPrefix(rq.target, "/")], ae, resp, raw)
+						checkPath(t, h, rq.path)
+						return
+					}
 					body := raw
 					if len(raw) > 0 {
 						body = decode(t, enc, raw)
@@ -291,10 +306,49 @@ func TestCompressInterplay(t *testing.T) {
 					if enc != "" && resp.Header.Get("Content-Length") != "" && resp.ContentLength != int64(len(raw)) {
 						t.Errorf("Content-Length %d for %d encoded bytes", resp.ContentLength, len(raw))
 					}
+					vary := varyTokens(resp.Header)
+					n := 0
+					for _, tok := range vary {
+						if strings.EqualFold(tok, "Accept-Encoding") {
+							n++
+						}
+					}
+					if n > 1 || enc != "" && n == 0 {
+						t.Errorf("Vary %q for Content-Encoding %q: want Accept-Encoding once", vary, enc)
+					}
 					t.Logf("%s %s: %d %q, %d bytes on the wire; %s", rq.method, rq.target, resp.StatusCode, enc, len(raw), paths)
 				})
 			}
 		}
+	}
+}
+
+// checkEncodedRange checks a 206 in a content coding: the range counts the
+// bytes of the variant jaws alone serves for the same Accept-Encoding, which
+// decodes to the whole file (RFC 9110 §14.1.2).
+func checkEncodedRange(t *testing.T, direct *jaws.Handler, rq request, file []byte, ae string, resp *http.Response, raw []byte) {
+	t.Helper()
+	whole := serve(t, direct, "GET", rq.target, "Accept-Encoding", ae)
+	enc := resp.Header.Get("Content-Encoding")
+	if got := whole.Header().Get("Content-Encoding"); got != enc {
+		t.Fatalf("range in %q, the whole representation in %q", enc, got)
+	}
+	variant := whole.Body.Bytes()
+	if !bytes.Equal(decode(t, enc, variant), file) {
+		t.Fatalf("the %s variant of %s does not decode to the file", enc, rq.target)
+	}
+	var first, last, size int
+	if _, err := fmt.Sscanf(resp.Header.Get("Content-Range"), "bytes %d-%d/%d", &first, &last, &size); err != nil {
+		t.Fatalf("Content-Range %q: %v", resp.Header.Get("Content-Range"), err)
+	}
+	if size != len(variant) || last >= size || !bytes.Equal(raw, variant[first:last+1]) {
+		t.Errorf("Content-Range %q: %d bytes, not those of the %d-byte %s variant", resp.Header.Get("Content-Range"), len(raw), len(variant), enc)
+	}
+	if etag := whole.Header().Get("Etag"); resp.Header.Get("Etag") != etag {
+		t.Errorf("ETag %q on the range, %q on the whole variant", resp.Header.Get("Etag"), etag)
+	}
+	if !slices.Contains(varyTokens(resp.Header), "Accept-Encoding") {
+		t.Errorf("Vary %q on a range of an encoded variant", resp.Header.Values("Vary"))
 	}
 }
 

@@ -1,0 +1,836 @@
+package jaws
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/jaws-go/jaws/internal/testsite"
+)
+
+// codingCases are the codings jaws serves, by Content-Encoding token.
+var codingCases = []coding{brotliCoding, zstdCoding, gzipCoding}
+
+// jsText returns n bytes of JavaScript-like text that compresses to about
+// a third, different for each seed.
+func jsText(n, seed int) []byte {
+	var b bytes.Buffer
+	r := testsite.Random(n+4, uint64(seed)) // lines are longer than 4 bytes
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "export const v%d = \"%x\"; // the quick brown fox\n", i, r[i*4:i*4+4])
+	}
+	return b.Bytes()[:n]
+}
+
+// hexText returns n bytes of text that compresses to about half: large
+// files whose siblings are large too.
+func hexText(n int, seed uint64) []byte {
+	return []byte(hex.EncodeToString(testsite.Random(n/2, seed)))
+}
+
+// encodeAs encodes src in c with the codecs' own writers, not jaws's
+// encoder. A gzip name, when given, goes in the gzip header, so the bytes
+// differ from what jaws would make.
+func encodeAs(c coding, src []byte, gzipName string) []byte {
+	var buf bytes.Buffer
+	var w io.WriteCloser
+	var err error
+	switch c {
+	case brotliCoding:
+		w = brotli.NewWriterLevel(&buf, 5)
+	case zstdCoding:
+		w, err = zstd.NewWriter(&buf, zstd.WithEncoderLevel(zstd.SpeedFastest))
+	case gzipCoding:
+		var z *gzip.Writer
+		z, err = gzip.NewWriterLevel(&buf, 6)
+		if err == nil {
+			z.Name = gzipName
+		}
+		w = z
+	default:
+		err = fmt.Errorf("no encoder for %v", c)
+	}
+	if err == nil {
+		_, err = w.Write(src)
+	}
+	if err == nil {
+		err = w.Close()
+	}
+	if err != nil {
+		panic(err) // writing to memory: cannot fail
+	}
+	return buf.Bytes()
+}
+
+// decodeAs undoes Content-Encoding enc. It reports a failure with Errorf,
+// so goroutines may call it, and returns nil then.
+func decodeAs(t testing.TB, enc string, b []byte) []byte {
+	t.Helper()
+	var r io.Reader
+	switch enc {
+	case "":
+		return b
+	case "br":
+		r = brotli.NewReader(bytes.NewReader(b))
+	case "zstd":
+		d, err := zstd.NewReader(bytes.NewReader(b), zstd.WithDecoderMaxWindow(zstdWindow))
+		if err != nil {
+			t.Errorf("zstd: %v", err)
+			return nil
+		}
+		defer d.Close()
+		r = d
+	case "gzip":
+		z, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Errorf("gzip: %v", err)
+			return nil
+		}
+		r = z
+	default:
+		t.Errorf("unexpected Content-Encoding %q", enc)
+		return nil
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Errorf("decoding %s: %v", enc, err)
+		return nil
+	}
+	return out
+}
+
+// doReq serves one request in-process; hdr holds name, value pairs, added
+// in order (so a name may repeat).
+func doReq(h http.Handler, method, target string, hdr ...string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, target, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		r.Header.Add(hdr[i], hdr[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+// varyTokens lists the field names of the Vary header lines, in order.
+func varyTokens(h http.Header) []string {
+	var tokens []string
+	for _, v := range h.Values("Vary") {
+		for _, tok := range strings.Split(v, ",") {
+			if tok = strings.TrimSpace(tok); tok != "" {
+				tokens = append(tokens, tok)
+			}
+		}
+	}
+	return tokens
+}
+
+// countAE is how often Vary names Accept-Encoding.
+func countAE(h http.Header) int {
+	n := 0
+	for _, tok := range varyTokens(h) {
+		if strings.EqualFold(tok, "Accept-Encoding") {
+			n++
+		}
+	}
+	return n
+}
+
+// warm asks for every name in every coding, one request at a time, so each
+// variant is made and cached before parallel subtests ask for it: first
+// requests for different files at once may find every compression slot
+// busy and get the file uncompressed, as Compression documents.
+func warm(t *testing.T, h *Handler, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		for _, c := range codingCases {
+			if w := doReq(h, "GET", "/"+name, "Accept-Encoding", c.String()); w.Header().Get("Content-Encoding") != c.String() {
+				t.Fatalf("%s in %v: Content-Encoding %q", name, c, w.Header().Get("Content-Encoding"))
+			}
+		}
+	}
+	h.cache.sync()
+}
+
+var compressMtime = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+
+// compressFiles are the contents of newCompressSite's files, made once:
+// encoding the large siblings takes a while under -race.
+var compressFiles = sync.OnceValue(func() map[string][]byte {
+	m := map[string][]byte{
+		"app.js":   jsText(20<<10, 1),         // compressed on request
+		"pre.js":   jsText(20<<10, 2),         // small siblings, served from memory
+		"big.js":   hexText(3<<20/2, 3),       // above MaxSize; large siblings, served from disk
+		"logo.png": testsite.Random(8<<10, 4), // not compressible, no siblings
+		"rand.txt": testsite.Random(8<<10, 5), // compressible type, random bytes
+		"tiny.txt": jsText(100, 6),            // below MinSize
+	}
+	for _, base := range []string{"pre.js", "big.js"} {
+		for _, c := range codingCases {
+			m[base+codingExts[c]] = encodeAs(c, m[base], "sibling")
+		}
+	}
+	return m
+})
+
+// newCompressSite writes compressFiles, all with the same mtime.
+func newCompressSite(t testing.TB) *testsite.Site {
+	t.Helper()
+	s := testsite.New(t)
+	for name, b := range compressFiles() {
+		s.FileAt(name, b, compressMtime)
+	}
+	return s
+}
+
+// TestCompressedVariantsDecode: every coding decodes to the file's bytes,
+// for variants compressed on request and for small and large siblings,
+// whose bytes are served as they are; Content-Type is the original's,
+// Content-Length the variant's, Vary names Accept-Encoding.
+func TestCompressedVariantsDecode(t *testing.T) {
+	t.Parallel()
+	files := compressFiles()
+	h := newTestHandler(t, newCompressSite(t).Root, Options{})
+	warm(t, h, "app.js", "pre.js", "big.js")
+	for _, name := range []string{"app.js", "pre.js", "big.js"} {
+		for _, c := range codingCases {
+			t.Run(name+"/"+c.String(), func(t *testing.T) {
+				t.Parallel()
+				w := doReq(h, "GET", "/"+name, "Accept-Encoding", c.String())
+				raw := w.Body.Bytes()
+				if w.Code != 200 || w.Header().Get("Content-Encoding") != c.String() {
+					t.Fatalf("%d, Content-Encoding %q, want 200 in %v", w.Code, w.Header().Get("Content-Encoding"), c)
+				}
+				if got := decodeAs(t, c.String(), raw); !bytes.Equal(got, files[name]) {
+					t.Errorf("decodes to %d bytes, not the file's %d", len(got), len(files[name]))
+				}
+				if sib, ok := files[name+codingExts[c]]; ok && !bytes.Equal(raw, sib) {
+					t.Errorf("%d bytes, not the sibling's %d", len(raw), len(sib))
+				}
+				if name == "app.js" && len(raw) > len(files[name])*9/10 {
+					t.Errorf("%d bytes compressed to %d", len(files[name]), len(raw))
+				}
+				if got := w.Header().Get("Content-Length"); got != strconv.Itoa(len(raw)) {
+					t.Errorf("Content-Length %q for %d bytes", got, len(raw))
+				}
+				if got := w.Header().Get("Content-Type"); got != "text/javascript; charset=utf-8" {
+					t.Errorf("Content-Type %q", got)
+				}
+				if n := countAE(w.Header()); n != 1 {
+					t.Errorf("Vary %q", w.Header().Values("Vary"))
+				}
+			})
+		}
+	}
+}
+
+// TestVariantValidators: each variant has its own strong ETag; a
+// conditional request matches the variant its Accept-Encoding selects, and
+// a 304 carries that variant's ETag and Vary.
+func TestVariantValidators(t *testing.T) {
+	t.Parallel()
+	h := newTestHandler(t, newCompressSite(t).Root, Options{})
+	warm(t, h, "app.js", "pre.js", "big.js")
+	for _, name := range []string{"app.js", "pre.js", "big.js"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			etags := map[string]string{} // Accept-Encoding -> ETag
+			aes := []string{"identity", "br", "zstd", "gzip"}
+			for _, ae := range aes {
+				w := doReq(h, "GET", "/"+name, "Accept-Encoding", ae)
+				etag := w.Header().Get("Etag")
+				if w.Code != 200 || !strings.HasPrefix(etag, `"`) {
+					t.Fatalf("%s: %d, ETag %q", ae, w.Code, etag)
+				}
+				for other, e := range etags {
+					if e == etag {
+						t.Errorf("%s and %s share the ETag %s", ae, other, etag)
+					}
+				}
+				etags[ae] = etag
+			}
+			for _, ae := range aes {
+				for _, inm := range aes {
+					w := doReq(h, "GET", "/"+name, "Accept-Encoding", ae, "If-None-Match", etags[inm])
+					want := 200
+					if ae == inm {
+						want = 304
+					}
+					if w.Code != want {
+						t.Errorf("Accept-Encoding %s, If-None-Match of %s: %d, want %d", ae, inm, w.Code, want)
+					}
+					if got := w.Header().Get("Etag"); got != etags[ae] {
+						t.Errorf("Accept-Encoding %s: ETag %q, want %q", ae, got, etags[ae])
+					}
+					if countAE(w.Header()) != 1 {
+						t.Errorf("Accept-Encoding %s, %d: Vary %q", ae, w.Code, w.Header().Values("Vary"))
+					}
+					if want == 304 && (w.Body.Len() != 0 || w.Header().Get("Content-Encoding") != "") {
+						t.Errorf("304 with %d bytes, Content-Encoding %q", w.Body.Len(), w.Header().Get("Content-Encoding"))
+					}
+				}
+				// If-Range: the range applies only for the variant's own ETag.
+				for _, ir := range aes {
+					w := doReq(h, "GET", "/"+name, "Accept-Encoding", ae, "Range", "bytes=0-9", "If-Range", etags[ir])
+					want := 200
+					if ae == ir {
+						want = 206
+					}
+					if w.Code != want {
+						t.Errorf("Accept-Encoding %s, If-Range of %s: %d, want %d", ae, ir, w.Code, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestVariantRanges: ranges count the variant's encoded bytes, single and
+// multipart, in memory and from disk.
+func TestVariantRanges(t *testing.T) {
+	t.Parallel()
+	h := newTestHandler(t, newCompressSite(t).Root, Options{})
+	warm(t, h, "app.js", "pre.js", "big.js")
+	for _, name := range []string{"app.js", "pre.js", "big.js"} {
+		for _, c := range codingCases {
+			t.Run(name+"/"+c.String(), func(t *testing.T) {
+				t.Parallel()
+				whole := doReq(h, "GET", "/"+name, "Accept-Encoding", c.String()).Body.Bytes()
+				n := int64(len(whole))
+
+				w := doReq(h, "GET", "/"+name, "Accept-Encoding", c.String(), "Range", "bytes=10-99")
+				if w.Code != 206 || w.Header().Get("Content-Encoding") != c.String() {
+					t.Fatalf("%d, Content-Encoding %q", w.Code, w.Header().Get("Content-Encoding"))
+				}
+				if got, want := w.Header().Get("Content-Range"), fmt.Sprintf("bytes 10-99/%d", n); got != want {
+					t.Errorf("Content-Range %q, want %q", got, want)
+				}
+				if !bytes.Equal(w.Body.Bytes(), whole[10:100]) || w.Header().Get("Content-Length") != "90" {
+					t.Errorf("range body of %d bytes (Content-Length %q) differs from the variant's", w.Body.Len(), w.Header().Get("Content-Length"))
+				}
+				if countAE(w.Header()) != 1 {
+					t.Errorf("Vary %q", w.Header().Values("Vary"))
+				}
+
+				w = doReq(h, "GET", "/"+name, "Accept-Encoding", c.String(), "Range", fmt.Sprintf("bytes=0-9,%d-", n-10))
+				checkMultipart(t, w.Result(), w.Body.Bytes(), whole, []span{{0, 10}, {n - 10, 10}})
+				if !strings.Contains(w.Body.String(), "Content-Type: text/javascript; charset=utf-8") {
+					t.Errorf("parts without the original's Content-Type")
+				}
+				if w.Header().Get("Content-Encoding") != c.String() {
+					t.Errorf("multipart Content-Encoding %q", w.Header().Get("Content-Encoding"))
+				}
+
+				w = doReq(h, "GET", "/"+name, "Accept-Encoding", c.String(), "Range", fmt.Sprintf("bytes=%d-", n))
+				if w.Code != 416 || w.Header().Get("Content-Range") != fmt.Sprintf("bytes */%d", n) {
+					t.Errorf("range past the variant: %d %q", w.Code, w.Header().Get("Content-Range"))
+				}
+			})
+		}
+	}
+}
+
+// TestVaryEverywhere: every response for a path with variants names
+// Accept-Encoding in Vary once, whatever its status, merged with what an
+// outer handler set; a path without variants has none.
+func TestVaryEverywhere(t *testing.T) {
+	t.Parallel()
+	h := newTestHandler(t, newCompressSite(t).Root, Options{})
+	etag := doReq(h, "GET", "/app.js").Header().Get("Etag")
+	outer := func(vary ...string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			for _, v := range vary {
+				w.Header().Add("Vary", v)
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	tests := []struct {
+		name, method, target string
+		handler              http.Handler
+		header               []string
+		status               int
+		vary                 []string
+	}{
+		{"identity 200, no Accept-Encoding", "GET", "/app.js", h, nil, 200, []string{"Accept-Encoding"}},
+		{"identity 200, identity asked", "GET", "/app.js", h, []string{"Accept-Encoding", "identity"}, 200, []string{"Accept-Encoding"}},
+		{"encoded 200", "GET", "/app.js", h, []string{"Accept-Encoding", "gzip"}, 200, []string{"Accept-Encoding"}},
+		{"HEAD", "HEAD", "/app.js", h, []string{"Accept-Encoding", "br"}, 200, []string{"Accept-Encoding"}},
+		{"206", "GET", "/app.js", h, []string{"Range", "bytes=0-0"}, 206, []string{"Accept-Encoding"}},
+		{"304", "GET", "/app.js", h, []string{"If-None-Match", etag}, 304, []string{"Accept-Encoding"}},
+		{"416", "GET", "/app.js", h, []string{"Range", "bytes=999999-"}, 416, []string{"Accept-Encoding"}},
+		{"sibling only", "GET", "/big.js", h, nil, 200, []string{"Accept-Encoding"}},
+		{"incompressible text", "GET", "/rand.txt", h, []string{"Accept-Encoding", "gzip"}, 200, []string{"Accept-Encoding"}},
+		{"outer Accept", "GET", "/app.js", outer("Accept"), []string{"Accept-Encoding", "gzip"}, 200, []string{"Accept", "Accept-Encoding"}},
+		{"outer Accept, 304", "GET", "/app.js", outer("Accept"), []string{"If-None-Match", etag}, 304, []string{"Accept", "Accept-Encoding"}},
+		{"outer Accept-Encoding", "GET", "/app.js", outer("Accept-Encoding"), []string{"Accept-Encoding", "gzip"}, 200, []string{"Accept-Encoding"}},
+		{"outer list with accept-encoding", "GET", "/app.js", outer("Origin, accept-encoding"), nil, 200, []string{"Origin", "accept-encoding"}},
+		{"outer star", "GET", "/app.js", outer("*"), []string{"Accept-Encoding", "gzip"}, 200, []string{"*"}},
+		{"png", "GET", "/logo.png", h, []string{"Accept-Encoding", "gzip"}, 200, nil},
+		{"below MinSize", "GET", "/tiny.txt", h, []string{"Accept-Encoding", "gzip"}, 200, nil},
+		{"outer Accept on a png", "GET", "/logo.png", outer("Accept"), []string{"Accept-Encoding", "gzip"}, 200, []string{"Accept"}},
+		{"missing", "GET", "/nope.js", h, []string{"Accept-Encoding", "gzip"}, 404, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := doReq(tt.handler, tt.method, tt.target, tt.header...)
+			if w.Code != tt.status {
+				t.Fatalf("%d, want %d", w.Code, tt.status)
+			}
+			if got := varyTokens(w.Header()); !slices.Equal(got, tt.vary) {
+				t.Errorf("Vary %q, want %q", got, tt.vary)
+			}
+		})
+	}
+}
+
+// TestOuterContentEncoding: a handler in front that set Content-Encoding
+// encodes the body itself: jaws neither negotiates nor sends zero-copy, and
+// sends the file's own bytes without a length.
+func TestOuterContentEncoding(t *testing.T) {
+	t.Parallel()
+	files := compressFiles()
+	h := newTestHandler(t, newCompressSite(t).Root, Options{})
+	outer := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "x-outer") // on net/http's own writer, unwrapped
+		h.ServeHTTP(w, r)
+	})
+	s := testsite.Start(t, testsite.HTTP1, outer)
+	for _, name := range []string{"big.js", "app.js"} {
+		resp, body := s.Get(t, "/"+name, "Accept-Encoding", "br, gzip, zstd")
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "x-outer" {
+			t.Fatalf("%s: %d, Content-Encoding %q", name, resp.StatusCode, resp.Header.Values("Content-Encoding"))
+		}
+		if !bytes.Equal(body, files[name]) {
+			t.Errorf("%s: %d bytes, not the file's own %d", name, len(body), len(files[name]))
+		}
+		if resp.ContentLength != -1 || len(resp.Header.Values("Vary")) != 0 {
+			t.Errorf("%s: Content-Length %d, Vary %q", name, resp.ContentLength, resp.Header.Values("Vary"))
+		}
+	}
+	st := h.Stats()
+	if st.ZeroCopy.Responses != 0 || st.Fallback.Responses != 1 || st.Encoded != 0 || st.Compressions != 0 {
+		t.Errorf("Stats %+v: want the large file through the fallback, nothing encoded", st)
+	}
+}
+
+// TestLargeSiblingSendfile: a large precompressed sibling goes zero-copy
+// over a keep-alive HTTP/1.1 connection, whole and in ranges.
+func TestLargeSiblingSendfile(t *testing.T) {
+	if !zeroCopySupported {
+		t.Skip("no zero-copy path on this OS")
+	}
+	t.Parallel()
+	files := compressFiles()
+	h := newTestHandler(t, newCompressSite(t).Root, Options{})
+	s := testsite.Start(t, testsite.HTTP1, h) // the client does not decode
+	want := uint64(0)
+	for _, c := range codingCases {
+		sib := files["big.js"+codingExts[c]]
+		if int64(len(sib)) < h.opts.ZeroCopyMinSize {
+			t.Fatalf("%v sibling of %d bytes is below ZeroCopyMinSize", c, len(sib))
+		}
+		for range 2 {
+			resp, body := s.Get(t, "/big.js", "Accept-Encoding", c.String())
+			if resp.Header.Get("Content-Encoding") != c.String() || !bytes.Equal(body, sib) || resp.ContentLength != int64(len(sib)) {
+				t.Fatalf("%v: %q, %d bytes (Content-Length %d), want the sibling's %d", c, resp.Header.Get("Content-Encoding"), len(body), resp.ContentLength, len(sib))
+			}
+			want++
+		}
+		n := len(sib)
+		resp, body := s.Get(t, "/big.js", "Accept-Encoding", c.String(), "Range", fmt.Sprintf("bytes=%d-", n-600<<10))
+		if resp.StatusCode != 206 || !bytes.Equal(body, sib[n-600<<10:]) {
+			t.Fatalf("%v range: %d, %d bytes", c, resp.StatusCode, len(body))
+		}
+		want++
+	}
+	// A last response on the same connection: every earlier one is counted.
+	s.Get(t, "/tiny.txt")
+	if st := h.Stats(); st.ZeroCopy.Responses != want || st.Encoded != want {
+		t.Errorf("Stats: %d zero-copy, %d encoded; want %d of each", st.ZeroCopy.Responses, st.Encoded, want)
+	}
+}
+
+// TestCompressedOnce: a file is compressed once per coding, however many
+// requests ask for it, concurrent first requests included.
+func TestCompressedOnce(t *testing.T) {
+	t.Parallel()
+	files := compressFiles()
+	for _, c := range codingCases {
+		t.Run(c.String(), func(t *testing.T) {
+			t.Parallel()
+			h := newTestHandler(t, newCompressSite(t).Root, Options{})
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			for range 16 {
+				wg.Go(func() {
+					<-start
+					for range 20 {
+						w := doReq(h, "GET", "/app.js", "Accept-Encoding", c.String())
+						if got := decodeAs(t, w.Header().Get("Content-Encoding"), w.Body.Bytes()); !bytes.Equal(got, files["app.js"]) {
+							t.Errorf("body decodes to %d bytes", len(got))
+						}
+					}
+				})
+			}
+			close(start)
+			wg.Wait()
+			for range 20 {
+				if w := doReq(h, "GET", "/app.js", "Accept-Encoding", c.String()); w.Header().Get("Content-Encoding") != c.String() {
+					t.Fatalf("Content-Encoding %q", w.Header().Get("Content-Encoding"))
+				}
+			}
+			if st := h.Stats(); st.Compressions != 1 || st.Encoded != 16*20+20 {
+				t.Errorf("%d compressions and %d encoded responses for %d requests; want 1 and all", st.Compressions, st.Encoded, 16*20+20)
+			}
+		})
+	}
+}
+
+// TestIncompressible: text that does not compress is served as it is, and
+// is not compressed again once found not to: concurrent first requests for
+// a coding share one attempt, later ones make none.
+func TestIncompressible(t *testing.T) {
+	t.Parallel()
+	files := compressFiles()
+	h := newTestHandler(t, newCompressSite(t).Root, Options{})
+	// The file's own entry first, cached, so every request below shares it.
+	if w := doReq(h, "GET", "/rand.txt"); w.Code != 200 || h.Stats().Compressions != 0 {
+		t.Fatalf("%d, %d compressions without Accept-Encoding", w.Code, h.Stats().Compressions)
+	}
+	h.cache.sync()
+	for round, aes := range [][]string{{"gzip"}, {"br"}, {"zstd"}, {"gzip", "br", "zstd", "gzip, br, zstd"}} {
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for range 16 {
+			wg.Go(func() {
+				<-start
+				for _, ae := range aes {
+					w := doReq(h, "GET", "/rand.txt", "Accept-Encoding", ae)
+					if w.Header().Get("Content-Encoding") != "" || !bytes.Equal(w.Body.Bytes(), files["rand.txt"]) || countAE(w.Header()) != 1 {
+						t.Errorf("%s: Content-Encoding %q, %d bytes, Vary %q", ae, w.Header().Get("Content-Encoding"), w.Body.Len(), w.Header().Values("Vary"))
+					}
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		if got, want := h.Stats().Compressions, uint64(min(round+1, 3)); got != want {
+			t.Fatalf("after %q: %d compressions; want %d, one per coding", aes, got, want)
+		}
+	}
+}
+
+// TestSiblingFreshness: a sibling older than its file is ignored; a
+// rewritten one is served at once with its new ETag; a deleted one gives
+// way to compression.
+func TestSiblingFreshness(t *testing.T) {
+	t.Parallel()
+	current, old := jsText(20<<10, 7), jsText(20<<10, 8)
+	tests := []struct {
+		name string
+		opts Options
+		want string // Content-Encoding once the sibling is stale or gone
+	}{
+		{"compressing", Options{}, "gzip"},
+		{"DisableCompression", Options{Compression: Compression{DisableCompression: true}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := testsite.New(t)
+			s.FileAt("stale.js", current, compressMtime)
+			s.FileAt("stale.js.gz", encodeAs(gzipCoding, old, "old"), compressMtime.Add(-time.Hour))
+			s.FileAt("app.js", current, compressMtime)
+			first := encodeAs(gzipCoding, current, "first")
+			s.FileAt("app.js.gz", first, compressMtime)
+			h := newTestHandler(t, s.Root, tt.opts)
+			// Each answer's entries are in the cache before the next
+			// request, so the later ones test cached entries whose
+			// sibling changed.
+			get := func(target string, hdr ...string) *httptest.ResponseRecorder {
+				w := doReq(h, "GET", target, hdr...)
+				h.cache.sync()
+				return w
+			}
+
+			w := get("/stale.js", "Accept-Encoding", "gzip")
+			if got := w.Header().Get("Content-Encoding"); got != tt.want || !bytes.Equal(decodeAs(t, got, w.Body.Bytes()), current) {
+				t.Errorf("stale sibling: Content-Encoding %q, and the body is not the current file", got)
+			}
+
+			w = get("/app.js", "Accept-Encoding", "gzip")
+			etag1 := w.Header().Get("Etag")
+			if !bytes.Equal(w.Body.Bytes(), first) {
+				t.Fatalf("sibling not served: %d bytes", w.Body.Len())
+			}
+			second := encodeAs(gzipCoding, current, "second")
+			s.Replace("app.js.gz", second) // mtime now: newer than app.js
+			w = get("/app.js", "Accept-Encoding", "gzip")
+			if !bytes.Equal(w.Body.Bytes(), second) || w.Header().Get("Etag") == etag1 || w.Header().Get("Etag") == "" {
+				t.Errorf("rewritten sibling: %d bytes, ETag %q (was %q)", w.Body.Len(), w.Header().Get("Etag"), etag1)
+			}
+			if w := get("/app.js", "Accept-Encoding", "gzip", "If-None-Match", etag1); w.Code != 200 {
+				t.Errorf("If-None-Match of the old sibling: %d", w.Code)
+			}
+
+			must(t, os.Remove(s.Path("app.js.gz")))
+			for i := range 2 {
+				w = get("/app.js", "Accept-Encoding", "gzip")
+				got := w.Header().Get("Content-Encoding")
+				if w.Code != 200 || got != tt.want || bytes.Equal(w.Body.Bytes(), second) || !bytes.Equal(decodeAs(t, got, w.Body.Bytes()), current) {
+					t.Errorf("request %d after the sibling went: %d, Content-Encoding %q, %d bytes", i, w.Code, got, w.Body.Len())
+				}
+				// Without compression the path has no variants left once
+				// its entry is rebuilt.
+				wantVary := 1
+				if tt.want == "" && i > 0 {
+					wantVary = 0
+				}
+				if countAE(w.Header()) != wantVary {
+					t.Errorf("request %d after the sibling went: Vary %q", i, w.Header().Values("Vary"))
+				}
+			}
+		})
+	}
+}
+
+// TestCompressionOptions: each option of Compression changes what is
+// served as documented.
+func TestCompressionOptions(t *testing.T) {
+	t.Parallel()
+	files := compressFiles()
+	root := newCompressSite(t).Root
+	tests := []struct {
+		name            string
+		opts            Options
+		target, ae      string
+		want            string // Content-Encoding
+		sibling         bool   // the sibling's bytes exactly
+		wantCompression bool
+	}{
+		{"defaults: computed", Options{}, "/app.js", "gzip, br, zstd", "br", false, true},
+		{"defaults: sibling", Options{}, "/pre.js", "gzip, br, zstd", "br", true, false},
+		{"DisablePrecompressed: computed instead", Options{Compression: Compression{DisablePrecompressed: true}}, "/pre.js", "gzip", "gzip", false, true},
+		{"DisablePrecompressed: large file", Options{Compression: Compression{DisablePrecompressed: true}}, "/big.js", "gzip", "", false, false},
+		{"DisableCompression", Options{Compression: Compression{DisableCompression: true}}, "/app.js", "gzip, br", "", false, false},
+		{"DisableCompression: siblings still", Options{Compression: Compression{DisableCompression: true}}, "/pre.js", "gzip", "gzip", true, false},
+		{"Encodings order", Options{Compression: Compression{Encodings: []string{"gzip", "br"}}}, "/app.js", "br, gzip, zstd", "gzip", false, true},
+		{"Encodings order: sibling", Options{Compression: Compression{Encodings: []string{"zstd", "gzip"}}}, "/pre.js", "br, gzip, zstd", "zstd", true, false},
+		{"Encodings restrict", Options{Compression: Compression{Encodings: []string{"zstd"}}}, "/app.js", "br, gzip", "", false, false},
+		{"Encodings restrict: sibling left out", Options{Compression: Compression{Encodings: []string{"zstd"}}}, "/pre.js", "br", "", false, false},
+		{"Encodings none", Options{Compression: Compression{Encodings: []string{}}}, "/pre.js", "br, gzip, zstd", "", false, false},
+		{"client order over server order", Options{}, "/app.js", "gzip;q=1, br;q=0.5", "gzip", false, true},
+		{"Level fastest: br", Options{Compression: Compression{Level: LevelFastest}}, "/app.js", "br", "br", false, true},
+		{"Level fastest: zstd", Options{Compression: Compression{Level: LevelFastest}}, "/app.js", "zstd", "zstd", false, true},
+		{"Level fastest: gzip", Options{Compression: Compression{Level: LevelFastest}}, "/app.js", "gzip", "gzip", false, true},
+		{"Level best: br", Options{Compression: Compression{Level: LevelBest}}, "/app.js", "br", "br", false, true},
+		{"Level best: zstd", Options{Compression: Compression{Level: LevelBest}}, "/app.js", "zstd", "zstd", false, true},
+		{"Level best: gzip", Options{Compression: Compression{Level: LevelBest}}, "/app.js", "gzip", "gzip", false, true},
+		{"MinSize: below", Options{Compression: Compression{MinSize: 20<<10 + 1}}, "/app.js", "gzip", "", false, false},
+		{"MinSize: at", Options{Compression: Compression{MinSize: 20 << 10}}, "/app.js", "gzip", "gzip", false, true},
+		{"MinSize: siblings whatever the size", Options{Compression: Compression{MinSize: 1 << 20}}, "/pre.js", "gzip", "gzip", true, false},
+		{"MaxSize: at", Options{Compression: Compression{MaxSize: 20 << 10}}, "/app.js", "gzip", "gzip", false, true},
+		{"MaxSize: above", Options{Compression: Compression{MaxSize: 20<<10 - 1}}, "/app.js", "gzip", "", false, false},
+		{"MaxSize: larger than CacheMaxFileSize", Options{CacheMaxFileSize: 4 << 10}, "/app.js", "gzip", "gzip", false, true},
+		{"negative CacheMaxBytes: no compression", Options{CacheMaxBytes: -1}, "/app.js", "gzip", "", false, false},
+		{"negative CacheMaxBytes: siblings still", Options{CacheMaxBytes: -1}, "/pre.js", "gzip", "gzip", true, false},
+		{"negative CacheMaxFileSize: no compression", Options{CacheMaxFileSize: -1}, "/app.js", "gzip", "", false, false},
+		{"no Accept-Encoding", Options{}, "/pre.js", "", "", false, false},
+		{"identity;q=0, nothing acceptable", Options{}, "/app.js", "identity;q=0, deflate", "", false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newTestHandler(t, root, tt.opts)
+			var hdr []string
+			if tt.ae != "" {
+				hdr = []string{"Accept-Encoding", tt.ae}
+			}
+			for range 3 {
+				w := doReq(h, "GET", tt.target, hdr...)
+				enc := w.Header().Get("Content-Encoding")
+				if w.Code != 200 || enc != tt.want {
+					t.Fatalf("%d, Content-Encoding %q, want %q", w.Code, enc, tt.want)
+				}
+				name := strings.TrimPrefix(tt.target, "/")
+				if !bytes.Equal(decodeAs(t, enc, w.Body.Bytes()), files[name]) {
+					t.Errorf("body does not decode to the file")
+				}
+				sib, ok := files[name+codingExts[codingByName(enc)]]
+				if got := enc != "" && ok && bytes.Equal(w.Body.Bytes(), sib); got != tt.sibling {
+					t.Errorf("served the sibling: %v, want %v", got, tt.sibling)
+				}
+			}
+			want := uint64(0)
+			if tt.wantCompression {
+				want = 1
+			}
+			if got := h.Stats().Compressions; got != want {
+				t.Errorf("%d compressions for 3 requests, want %d", got, want)
+			}
+		})
+	}
+}
+
+// TestCompressionOptionErrors: New refuses what it cannot serve.
+func TestCompressionOptionErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		c    Compression
+	}{
+		{"unknown coding", Compression{Encodings: []string{"br", "deflate"}}},
+		{"identity", Compression{Encodings: []string{"identity"}}},
+		{"level too high", Compression{Level: LevelBest + 1}},
+		{"negative level", Compression{Level: -1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h, err := New(dir, Options{Compression: tt.c})
+			if err == nil {
+				h.Close()
+				t.Fatalf("New(%+v) succeeded", tt.c)
+			}
+		})
+	}
+}
+
+// TestVariantHEAD: HEAD announces the variant's length and sends nothing.
+func TestVariantHEAD(t *testing.T) {
+	t.Parallel()
+	h := newTestHandler(t, newCompressSite(t).Root, Options{})
+	s := testsite.Start(t, testsite.HTTP1, h)
+	for _, name := range []string{"app.js", "pre.js", "big.js"} {
+		for _, c := range codingCases {
+			_, whole := s.Get(t, "/"+name, "Accept-Encoding", c.String())
+			resp, body := s.Do(t, s.NewRequest(t, "HEAD", "/"+name, "Accept-Encoding", c.String()))
+			if resp.StatusCode != 200 || len(body) != 0 || resp.Header.Get("Content-Encoding") != c.String() ||
+				resp.Header.Get("Content-Length") != strconv.Itoa(len(whole)) || countAE(resp.Header) != 1 {
+				t.Errorf("HEAD %s %v: %d, %d bytes, Content-Encoding %q, Content-Length %q (GET has %d bytes), Vary %q", name, c,
+					resp.StatusCode, len(body), resp.Header.Get("Content-Encoding"), resp.Header.Get("Content-Length"), len(whole), resp.Header.Values("Vary"))
+			}
+		}
+	}
+}
+
+// TestCompressKinds: variants over HTTP/1.1, TLS and HTTP/2 alike.
+func TestCompressKinds(t *testing.T) {
+	t.Parallel()
+	files := compressFiles()
+	h := newTestHandler(t, newCompressSite(t).Root, Options{})
+	warm(t, h, "app.js", "pre.js", "big.js")
+	for _, k := range testsite.Kinds {
+		s := testsite.Start(t, k, h)
+		t.Run(k.String(), func(t *testing.T) {
+			t.Parallel()
+			for _, name := range []string{"app.js", "pre.js", "big.js"} {
+				for _, c := range codingCases {
+					resp, raw := s.Get(t, "/"+name, "Accept-Encoding", "identity;q=0.1, "+c.String())
+					if resp.Header.Get("Content-Encoding") != c.String() || !bytes.Equal(decodeAs(t, c.String(), raw), files[name]) {
+						t.Fatalf("%s %v: Content-Encoding %q, %d bytes", name, c, resp.Header.Get("Content-Encoding"), len(raw))
+					}
+					if resp.ContentLength != int64(len(raw)) || countAE(resp.Header) != 1 {
+						t.Errorf("%s %v: Content-Length %d for %d bytes, Vary %q", name, c, resp.ContentLength, len(raw), resp.Header.Values("Vary"))
+					}
+					rr, part := s.Get(t, "/"+name, "Accept-Encoding", c.String(), "Range", "bytes=5-14")
+					if rr.StatusCode != 206 || !bytes.Equal(part, raw[5:15]) {
+						t.Errorf("%s %v range: %d, %q", name, c, rr.StatusCode, part)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestCompressCacheBound: compressed variants count against CacheMaxBytes:
+// many compressible files in several codings, churned through a small
+// cache, keep what it holds within the bound.
+func TestCompressCacheBound(t *testing.T) {
+	t.Parallel()
+	s := testsite.New(t)
+	const files, maxBytes = 120, 128 << 10
+	data := make([][]byte, files)
+	for i := range files {
+		data[i] = jsText(2<<10+i*397%(14<<10), i)
+		s.File(fmt.Sprintf("%d.js", i), data[i])
+	}
+	h := newTestHandler(t, s.Root, Options{CacheMaxBytes: maxBytes, CacheMaxFileSize: 32 << 10,
+		Compression: Compression{Level: LevelFastest}})
+	aes := []string{"br", "zstd", "gzip", ""}
+	for round := range 3 {
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Go(func() {
+				for i := range files {
+					n := (i*7 + g*31 + round*13) % files
+					ae := aes[(i+g)%len(aes)]
+					w := doReq(h, "GET", fmt.Sprintf("/%d.js", n), "Accept-Encoding", ae)
+					if w.Code != 200 || !bytes.Equal(decodeAs(t, w.Header().Get("Content-Encoding"), w.Body.Bytes()), data[n]) {
+						t.Errorf("%d.js in %q: %d, %q", n, ae, w.Code, w.Header().Get("Content-Encoding"))
+					}
+				}
+			})
+		}
+		wg.Wait()
+		h.cache.sync()
+		if held := h.Stats().CacheBytes; held > maxBytes || held <= 0 {
+			t.Fatalf("round %d: cache holds %d bytes, bound %d", round, held, maxBytes)
+		}
+	}
+	if st := h.Stats(); st.CacheEvictions == 0 || st.Compressions == 0 || st.Encoded == 0 {
+		t.Errorf("Stats %+v: want evictions, compressions and encoded responses", st)
+	}
+}
+
+// TestCloseWhileCompressing: Close while requests build and compress
+// variants neither panics (ristretto's Set on a closing cache) nor leaves a
+// request waiting forever (its Wait once Close stopped the cache), and the
+// requests after Close get 503.
+func TestCloseWhileCompressing(t *testing.T) {
+	t.Parallel()
+	dir := tempDir(t)
+	for i := range 64 {
+		must(t, os.WriteFile(dir+"/"+strconv.Itoa(i)+".js", jsText(4<<10, i), 0o644))
+	}
+	for round := range 5 {
+		h, err := New(dir, Options{})
+		must(t, err)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for g := range 8 {
+			wg.Go(func() {
+				<-start
+				for i := range 64 {
+					c := codingCases[(g+i+round)%len(codingCases)]
+					w := doReq(h, "GET", "/"+strconv.Itoa((i*7+g)%64)+".js", "Accept-Encoding", c.String())
+					if w.Code != http.StatusOK && w.Code != http.StatusServiceUnavailable {
+						t.Errorf("status %d", w.Code)
+					}
+				}
+			})
+		}
+		close(start)
+		h.Close()
+		wg.Wait() // a request stuck in the cache would hang the test here
+		if w := doReq(h, "GET", "/0.js", "Accept-Encoding", "gzip"); w.Code != http.StatusServiceUnavailable {
+			t.Fatalf("after Close: %d, want 503", w.Code)
+		}
+	}
+}
