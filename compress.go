@@ -28,9 +28,9 @@ type Compression struct {
 	// Encodings is the server's order of preference among codings the
 	// client weighs equally (browsers send "gzip, deflate, br, zstd", all
 	// at q=1): any of "br", "zstd", "gzip". A coding left out is never
-	// served, neither from a sibling nor compressed. nil means br, zstd,
-	// gzip: brotli is the smallest for text, zstd close to it, gzip what
-	// every client takes.
+	// served, neither from a sibling nor compressed; an empty, non-nil
+	// list serves none. nil means br, zstd, gzip: brotli is the smallest
+	// for text, zstd close to it, gzip what every client takes.
 	Encodings []string
 
 	// DisablePrecompressed stops jaws from looking for siblings. By default,

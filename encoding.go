@@ -69,14 +69,33 @@ func parseEncodings(names []string) ([]coding, error) {
 // by that name. "x-gzip" is gzip (RFC 9110 §8.4.1.3).
 func codingByName(n string) coding {
 	for c := brotliCoding; c < numCodings; c++ {
-		if strings.EqualFold(n, codingNames[c]) {
+		if tokenEqual(n, codingNames[c]) {
 			return c
 		}
 	}
-	if strings.EqualFold(n, "x-gzip") {
+	if tokenEqual(n, "x-gzip") {
 		return gzipCoding
 	}
 	return identity
+}
+
+// tokenEqual compares an HTTP token with a lower-case name, ignoring ASCII
+// case only: tokens are ASCII, and strings.EqualFold would take "zſtd"
+// (a long s) for "zstd".
+func tokenEqual(tok, lower string) bool {
+	if len(tok) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // qNone marks a coding the Accept-Encoding field does not mention; weights
@@ -117,7 +136,7 @@ func negotiate(values []string, avail codingSet, prefs []coding) coding {
 				if star == qNone {
 					star = w
 				}
-			case c != identity || strings.EqualFold(name, "identity"):
+			case c != identity || tokenEqual(name, "identity"):
 				if q[c] == qNone { // the first mention counts
 					q[c] = w
 				}
@@ -153,7 +172,7 @@ func parseWeight(params string) (w int, ok bool) {
 		var p string
 		p, params, _ = strings.Cut(params, ";")
 		k, val, _ := strings.Cut(p, "=")
-		if !strings.EqualFold(strings.TrimSpace(k), "q") {
+		if !tokenEqual(strings.TrimSpace(k), "q") {
 			continue
 		}
 		if w, ok = parseQValue(strings.TrimSpace(val)); !ok {

@@ -55,6 +55,7 @@ func TestNegotiate(t *testing.T) {
 		{"duplicates: first wins", []string{"gzip, gzip;q=0"}, setOf(gzipCoding), brFirst, gzipCoding},
 		{"duplicates: first q=0 wins", []string{"gzip;q=0, gzip;q=1"}, setOf(gzipCoding), brFirst, identity},
 		{"x-gzip", []string{"x-gzip"}, allCodings, brFirst, gzipCoding},
+		{"non-ASCII look-alike is no coding", []string{"zſtd"}, allCodings, brFirst, identity},
 		{"x-gzip q=0", []string{"x-gzip;q=0, gzip"}, setOf(gzipCoding), brFirst, identity},
 		{"case-insensitive names", []string{"GZIP, Br;q=0.5"}, allCodings, brFirst, gzipCoding},
 		{"case-insensitive q", []string{"br;Q=0, gzip"}, allCodings, brFirst, gzipCoding},
