@@ -244,15 +244,19 @@ func (h *Handler) chooseVariant(r *http.Request, name string, e *entry, need fdN
 
 // resolveSibling is resolve for a precompressed sibling, cached under key.
 func (h *Handler) resolveSibling(key string, orig *entry, c coding, need fdNeed) (target, error) {
+	file := orig.file + codingExts[c]
 	if v := h.cache.get(key); v != nil {
-		if t, ok := h.confirm(v, need); ok {
-			h.cache.hits.Add(1)
-			return t, nil
+		// The key may hold the file compressed before the sibling
+		// appeared; the sibling, made at build time, is what is wanted.
+		if v.file == file {
+			if t, ok := h.confirm(v, need); ok {
+				h.cache.hits.Add(1)
+				return t, nil
+			}
 		}
 		h.cache.drop(key)
 	}
 	h.cache.miss.Add(1)
-	file := orig.file + codingExts[c]
 	f, info, err := openRegular(h.root, file)
 	if err != nil {
 		return target{}, err

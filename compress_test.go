@@ -839,3 +839,31 @@ func TestCloseWhileCompressing(t *testing.T) {
 		}
 	}
 }
+
+// TestSiblingReplacesCompressed: a sibling that appears next to a file
+// whose compressed variant is cached is served once the file's entry is
+// built again (here: dropped, as an eviction would), not the variant jaws
+// compressed before it existed.
+func TestSiblingReplacesCompressed(t *testing.T) {
+	t.Parallel()
+	s := testsite.New(t)
+	src := jsText(20<<10, 9)
+	s.FileAt("late.js", src, compressMtime)
+	h := newTestHandler(t, s.Root, Options{})
+	w := doReq(h, "GET", "/late.js", "Accept-Encoding", "gzip")
+	if w.Header().Get("Content-Encoding") != "gzip" || h.Stats().Compressions != 1 {
+		t.Fatalf("first answer: Content-Encoding %q, %d compressions", w.Header().Get("Content-Encoding"), h.Stats().Compressions)
+	}
+	h.cache.sync()
+	sibling := encodeAs(gzipCoding, src, "built")
+	s.FileAt("late.js.gz", sibling, compressMtime)
+	h.cache.drop("late.js")
+	h.cache.sync()
+	for i := range 2 {
+		w = doReq(h, "GET", "/late.js", "Accept-Encoding", "gzip")
+		if !bytes.Equal(w.Body.Bytes(), sibling) {
+			t.Errorf("request %d: %d bytes, not the sibling's %d", i, w.Body.Len(), len(sibling))
+		}
+		h.cache.sync()
+	}
+}
