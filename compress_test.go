@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -563,7 +564,10 @@ func TestSiblingFreshness(t *testing.T) {
 			s.FileAt("app.js", current, compressMtime)
 			first := encodeAs(gzipCoding, current, "first")
 			s.FileAt("app.js.gz", first, compressMtime)
-			h := newTestHandler(t, s.Root, tt.opts)
+			var logged bytes.Buffer
+			opts := tt.opts
+			opts.ErrorLog = log.New(&logged, "", 0)
+			h := newTestHandler(t, s.Root, opts)
 			// Each answer's entries are in the cache before the next
 			// request, so the later ones test cached entries whose
 			// sibling changed.
@@ -576,6 +580,9 @@ func TestSiblingFreshness(t *testing.T) {
 			w := get("/stale.js", "Accept-Encoding", "gzip")
 			if got := w.Header().Get("Content-Encoding"); got != tt.want || !bytes.Equal(decodeAs(t, got, w.Body.Bytes()), current) {
 				t.Errorf("stale sibling: Content-Encoding %q, and the body is not the current file", got)
+			}
+			if want := "jaws: ignoring stale.js.gz: older than stale.js"; !strings.Contains(logged.String(), want) {
+				t.Errorf("ErrorLog %q, want a line with %q", logged.String(), want)
 			}
 
 			w = get("/app.js", "Accept-Encoding", "gzip")
@@ -695,7 +702,7 @@ func TestCompressionOptions(t *testing.T) {
 // TestCompressionOptionErrors: New refuses what it cannot serve.
 func TestCompressionOptionErrors(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := tempDir(t)
 	tests := []struct {
 		name string
 		c    Compression

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jaws-go/jaws/internal/testsite"
 )
 
 // zcSite serves files of the given sizes (named "<size>.bin") with small
@@ -428,24 +430,11 @@ func onlyCacheRef(h *Handler, name string) bool {
 	return false
 }
 
-// tempDir is t.TempDir for the tests that also run under Wine, whose
-// os.RemoveAll fails (see ../shared/WINE.md): it removes the tree entry by
-// entry, deepest first.
+// tempDir is t.TempDir for the tests that also run under Wine (see
+// testsite.TempDir).
 func tempDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "jaws-test")
-	must(t, err)
-	t.Cleanup(func() {
-		var paths []string
-		filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
-			paths = append(paths, p)
-			return nil
-		})
-		for i := len(paths) - 1; i >= 0; i-- {
-			os.Remove(paths[i])
-		}
-	})
-	return dir
+	return testsite.TempDir(t)
 }
 
 // readFromConn records whether its ReadFrom was used.

@@ -20,6 +20,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -35,7 +36,31 @@ type Site struct {
 // New returns an empty Site in a fresh temporary directory.
 func New(t testing.TB) *Site {
 	t.Helper()
-	return &Site{t: t, Root: t.TempDir()}
+	return &Site{t: t, Root: TempDir(t)}
+}
+
+// TempDir is t.TempDir, except on Windows, where the tests also run under
+// Wine, whose os.RemoveAll fails (see ../shared/WINE.md): there the tree is
+// removed entry by entry, deepest first.
+func TempDir(t testing.TB) string {
+	if runtime.GOOS != "windows" {
+		return t.TempDir()
+	}
+	dir, err := os.MkdirTemp("", "jaws-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		var paths []string
+		filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+			paths = append(paths, p)
+			return nil
+		})
+		for i := len(paths) - 1; i >= 0; i-- {
+			os.Remove(paths[i])
+		}
+	})
+	return dir
 }
 
 // At returns a Site rooted at the existing or new directory dir, for trees
