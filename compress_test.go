@@ -2,6 +2,7 @@ package jaws
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/andybalholm/brotli"
@@ -873,4 +875,98 @@ func TestSiblingReplacesCompressed(t *testing.T) {
 		}
 		h.cache.sync()
 	}
+}
+
+// TestCompressedHitAllocations: serving a cached variant allocates what
+// serving a file that has no variants does (the variants' cache keys are
+// made once, on the entry), and adding Accept-Encoding to an outer Vary
+// allocates only the longer header value.
+func TestCompressedHitAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts (sync.Pool drops items)")
+	}
+	s := testsite.New(t)
+	s.File("app.js", jsText(20<<10, 10))
+	s.File("plain.bin", testsite.Random(20<<10, 11))
+	h := newTestHandler(t, s.Root, Options{})
+	allocs := func(target, accept string, vary []string) float64 {
+		r := httptest.NewRequest("GET", target, nil)
+		if accept != "" {
+			r.Header.Set("Accept-Encoding", accept)
+		}
+		w := &discardWriter{h: http.Header{}}
+		serve := func() {
+			clear(w.h)
+			if vary != nil {
+				w.h["Vary"] = vary
+			}
+			h.ServeHTTP(w, r)
+		}
+		serve() // builds the entry and the variant
+		h.cache.sync()
+		serve()
+		if got := w.h.Get("Content-Encoding"); got != accept {
+			t.Fatalf("%s: Content-Encoding %q, want %q", target, got, accept)
+		}
+		return testing.AllocsPerRun(200, serve)
+	}
+	base := allocs("/plain.bin", "", nil)
+	if got := allocs("/app.js", "gzip", nil); got > base {
+		t.Errorf("a gzip hit allocates %v times, a file without variants %v", got, base)
+	}
+	accept := []string{"Accept"}
+	base = allocs("/plain.bin", "", accept)
+	if got := allocs("/app.js", "br", accept); got > base+1 {
+		t.Errorf("a br hit behind Vary: Accept allocates %v times, a file without variants %v (+1 for the longer Vary)", got, base)
+	}
+}
+
+// TestCompressionWaitsForSlot: a first request that finds every
+// compression slot taken waits for one and is answered compressed (an
+// uncompressed answer could be cached downstream under "immutable"); one
+// whose client leaves while waiting gets the file as it is, and nothing is
+// logged.
+func TestCompressionWaitsForSlot(t *testing.T) {
+	s := testsite.New(t)
+	src := jsText(20<<10, 12)
+	s.File("app.js", src)
+	synctest.Test(t, func(t *testing.T) {
+		var logged bytes.Buffer
+		h, err := New(s.Root, Options{ErrorLog: log.New(&logged, "", 0)})
+		must(t, err)
+		defer h.Close()
+		for range cap(h.encoder.slots) {
+			h.encoder.slots <- struct{}{} // every slot busy
+		}
+
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		r := httptest.NewRequestWithContext(ctx, "GET", "/app.js", nil)
+		r.Header.Set("Accept-Encoding", "gzip")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != 200 || w.Header().Get("Content-Encoding") != "" || !bytes.Equal(w.Body.Bytes(), src) {
+			t.Errorf("client gone while waiting: %d, Content-Encoding %q", w.Code, w.Header().Get("Content-Encoding"))
+		}
+
+		done := make(chan *httptest.ResponseRecorder)
+		go func() { done <- doReq(h, "GET", "/app.js", "Accept-Encoding", "gzip") }()
+		synctest.Wait()
+		select {
+		case w := <-done:
+			t.Fatalf("answered while every slot was busy: Content-Encoding %q", w.Header().Get("Content-Encoding"))
+		default:
+		}
+		<-h.encoder.slots // one slot frees up
+		w = <-done
+		if w.Header().Get("Content-Encoding") != "gzip" || !bytes.Equal(decodeAs(t, "gzip", w.Body.Bytes()), src) {
+			t.Errorf("after waiting: Content-Encoding %q", w.Header().Get("Content-Encoding"))
+		}
+		if st := h.Stats(); st.Compressions != 1 {
+			t.Errorf("%d compressions, want 1", st.Compressions)
+		}
+		if logged.Len() != 0 {
+			t.Errorf("logged %q", logged.String())
+		}
+	})
 }

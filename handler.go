@@ -292,14 +292,15 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next http.Handle
 		return
 	}
 	// An outer handler that set Content-Encoding encodes the body itself.
-	if _, outer := w.Header()["Content-Encoding"]; !outer && (t.e.siblings != 0 || t.e.compressible) {
+	_, outerEncoded := w.Header()["Content-Encoding"]
+	if !outerEncoded && (t.e.siblings != 0 || t.e.compressible) {
 		addVary(w.Header())
 		if v, ok := h.chooseVariant(r, name, t.e, need); ok {
 			t.close()
 			t = v
 		}
 	}
-	h.serveEntry(w, r, &t)
+	h.serveEntry(w, r, &t, outerEncoded)
 }
 
 // notFound answers a name with nothing to serve: next's business when there
@@ -332,11 +333,11 @@ func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request, next 
 }
 
 // serveEntry answers for one regular file: validators, preconditions,
-// ranges, then the transfer.
-func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target) {
+// ranges, then the transfer. outerEncoded: an outer handler set
+// Content-Encoding and encodes what jaws writes.
+func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, outerEncoded bool) {
 	e := t.e
 	hdr := w.Header()
-	_, outerEncoded := hdr["Content-Encoding"]
 	mod, lastMod := e.info.ModTime(), e.hdrLastModified
 	if e.future {
 		// RFC 9110 §8.8.2.1: a Last-Modified later than Date must be

@@ -181,14 +181,9 @@ const (
 // directory descriptor), skipped within Options.Revalidate, or for a request
 // that needs its own descriptor by the fstat of the descriptor it opens.
 func (h *Handler) resolve(name string, need fdNeed) (target, error) {
-	if e := h.cache.get(name); e != nil {
-		if t, ok := h.confirm(e, need); ok {
-			h.cache.hits.Add(1)
-			return t, nil
-		}
-		h.cache.drop(name)
+	if t, ok := h.cached(name, "", need); ok {
+		return t, nil
 	}
-	h.cache.miss.Add(1)
 	f, info, err := openRegular(h.root, name)
 	if err != nil {
 		return target{}, err
@@ -206,10 +201,34 @@ func (h *Handler) resolve(name string, need fdNeed) (target, error) {
 		f.Close()
 		f, info, file, dirIndex = fi, iinfo, index, true
 	}
-	e, err := h.cache.build(name, info, false, func() (*entry, error) {
+	return h.build(name, file, dirIndex, f, info, func(e *entry) { h.describeVariants(e, name) })
+}
+
+// cached returns the entry cached under key as a target, once confirmed
+// against the file system (see resolve), and counts the lookup. An entry
+// that is stale, or not of file when file is given, is dropped.
+func (h *Handler) cached(key, file string, need fdNeed) (target, bool) {
+	if e := h.cache.get(key); e != nil {
+		if file == "" || e.file == file {
+			if t, ok := h.confirm(e, need); ok {
+				h.cache.hits.Add(1)
+				return t, true
+			}
+		}
+		h.cache.drop(key)
+	}
+	h.cache.miss.Add(1)
+	return target{}, false
+}
+
+// build makes the entry for the open file f, caches it under key and
+// returns it as the request's target; finish completes a new entry before
+// it is cached. f is the target's or closed.
+func (h *Handler) build(key, file string, dirIndex bool, f *os.File, info fs.FileInfo, finish func(*entry)) (target, error) {
+	e, err := h.cache.build(key, info, false, func() (*entry, error) {
 		e, err := newEntry(file, dirIndex, f, info, h.cache.maxBody)
 		if err == nil {
-			h.describeVariants(e, name)
+			finish(e)
 		}
 		return e, err
 	})
@@ -217,23 +236,17 @@ func (h *Handler) resolve(name string, need fdNeed) (target, error) {
 		f.Close()
 		return target{}, err
 	}
-	return built(e, f), nil
-}
-
-// built is the target for a request that opened f and got entry e, built
-// by itself or by a concurrent request for the same file.
-func built(e *entry, f *os.File) target {
 	switch {
 	case e.body != nil:
 		f.Close()
-		return target{e: e}
+		return target{e: e}, nil
 	case e.sf != nil && e.sf.f == f:
 		// This request built the entry, which now owns f. The cache's
 		// reference is not released yet, so acquire cannot fail.
 		e.sf.acquire()
-		return target{e: e, sf: e.sf}
+		return target{e: e, sf: e.sf}, nil
 	}
-	return target{e: e, f: f}
+	return target{e: e, f: f}, nil // built by a concurrent request
 }
 
 // confirm checks a cached entry against the file it describes and takes the
