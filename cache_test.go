@@ -14,6 +14,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/jaws-go/jaws/internal/testsite"
 )
 
 // opens counts, per name, the files handlers open (testHookOpen). Tests use
@@ -49,13 +51,7 @@ func newTestHandler(t testing.TB, dir string, o Options) *Handler {
 
 // get serves one GET in-process and returns the recorder.
 func get(h http.Handler, path string, hdr ...string) *httptest.ResponseRecorder {
-	r := httptest.NewRequest("GET", path, nil)
-	for i := 0; i+1 < len(hdr); i += 2 {
-		r.Header.Set(hdr[i], hdr[i+1])
-	}
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, r)
-	return w
+	return testsite.Serve(h, "GET", path, hdr...)
 }
 
 func randomBytes(n int) []byte {

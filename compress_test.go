@@ -22,6 +22,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/jaws-go/jaws/internal/decode"
 	"github.com/jaws-go/jaws/internal/testsite"
 )
 
@@ -83,68 +84,17 @@ func encodeAs(c coding, src []byte, gzipName string) []byte {
 // so goroutines may call it, and returns nil then.
 func decodeAs(t testing.TB, enc string, b []byte) []byte {
 	t.Helper()
-	var r io.Reader
-	switch enc {
-	case "":
-		return b
-	case "br":
-		r = brotli.NewReader(bytes.NewReader(b))
-	case "zstd":
-		d, err := zstd.NewReader(bytes.NewReader(b), zstd.WithDecoderMaxWindow(zstdWindow))
-		if err != nil {
-			t.Errorf("zstd: %v", err)
-			return nil
-		}
-		defer d.Close()
-		r = d
-	case "gzip":
-		z, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Errorf("gzip: %v", err)
-			return nil
-		}
-		r = z
-	default:
-		t.Errorf("unexpected Content-Encoding %q", enc)
-		return nil
-	}
-	out, err := io.ReadAll(r)
+	out, err := decode.Body(enc, b)
 	if err != nil {
-		t.Errorf("decoding %s: %v", enc, err)
-		return nil
+		t.Errorf("decoding %q: %v", enc, err)
 	}
 	return out
-}
-
-// doReq serves one request in-process; hdr holds name, value pairs, added
-// in order (so a name may repeat).
-func doReq(h http.Handler, method, target string, hdr ...string) *httptest.ResponseRecorder {
-	r := httptest.NewRequest(method, target, nil)
-	for i := 0; i+1 < len(hdr); i += 2 {
-		r.Header.Add(hdr[i], hdr[i+1])
-	}
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, r)
-	return w
-}
-
-// varyTokens lists the field names of the Vary header lines, in order.
-func varyTokens(h http.Header) []string {
-	var tokens []string
-	for _, v := range h.Values("Vary") {
-		for _, tok := range strings.Split(v, ",") {
-			if tok = strings.TrimSpace(tok); tok != "" {
-				tokens = append(tokens, tok)
-			}
-		}
-	}
-	return tokens
 }
 
 // countAE is how often Vary names Accept-Encoding.
 func countAE(h http.Header) int {
 	n := 0
-	for _, tok := range varyTokens(h) {
+	for _, tok := range testsite.VaryTokens(h) {
 		if strings.EqualFold(tok, "Accept-Encoding") {
 			n++
 		}
@@ -152,15 +102,13 @@ func countAE(h http.Header) int {
 	return n
 }
 
-// warm asks for every name in every coding, one request at a time, so each
-// variant is made and cached before parallel subtests ask for it: first
-// requests for different files at once may find every compression slot
-// busy and get the file uncompressed, as Compression documents.
+// warm asks for every name in every coding, so each variant is made and
+// cached before parallel subtests ask for it and count on its being there.
 func warm(t *testing.T, h *Handler, names ...string) {
 	t.Helper()
 	for _, name := range names {
 		for _, c := range codingCases {
-			if w := doReq(h, "GET", "/"+name, "Accept-Encoding", c.String()); w.Header().Get("Content-Encoding") != c.String() {
+			if w := testsite.Serve(h, "GET", "/"+name, "Accept-Encoding", c.String()); w.Header().Get("Content-Encoding") != c.String() {
 				t.Fatalf("%s in %v: Content-Encoding %q", name, c, w.Header().Get("Content-Encoding"))
 			}
 		}
@@ -212,7 +160,7 @@ func TestCompressedVariantsDecode(t *testing.T) {
 		for _, c := range codingCases {
 			t.Run(name+"/"+c.String(), func(t *testing.T) {
 				t.Parallel()
-				w := doReq(h, "GET", "/"+name, "Accept-Encoding", c.String())
+				w := testsite.Serve(h, "GET", "/"+name, "Accept-Encoding", c.String())
 				raw := w.Body.Bytes()
 				if w.Code != 200 || w.Header().Get("Content-Encoding") != c.String() {
 					t.Fatalf("%d, Content-Encoding %q, want 200 in %v", w.Code, w.Header().Get("Content-Encoding"), c)
@@ -253,7 +201,7 @@ func TestVariantValidators(t *testing.T) {
 			etags := map[string]string{} // Accept-Encoding -> ETag
 			aes := []string{"identity", "br", "zstd", "gzip"}
 			for _, ae := range aes {
-				w := doReq(h, "GET", "/"+name, "Accept-Encoding", ae)
+				w := testsite.Serve(h, "GET", "/"+name, "Accept-Encoding", ae)
 				etag := w.Header().Get("Etag")
 				if w.Code != 200 || !strings.HasPrefix(etag, `"`) {
 					t.Fatalf("%s: %d, ETag %q", ae, w.Code, etag)
@@ -267,7 +215,7 @@ func TestVariantValidators(t *testing.T) {
 			}
 			for _, ae := range aes {
 				for _, inm := range aes {
-					w := doReq(h, "GET", "/"+name, "Accept-Encoding", ae, "If-None-Match", etags[inm])
+					w := testsite.Serve(h, "GET", "/"+name, "Accept-Encoding", ae, "If-None-Match", etags[inm])
 					want := 200
 					if ae == inm {
 						want = 304
@@ -287,7 +235,7 @@ func TestVariantValidators(t *testing.T) {
 				}
 				// If-Range: the range applies only for the variant's own ETag.
 				for _, ir := range aes {
-					w := doReq(h, "GET", "/"+name, "Accept-Encoding", ae, "Range", "bytes=0-9", "If-Range", etags[ir])
+					w := testsite.Serve(h, "GET", "/"+name, "Accept-Encoding", ae, "Range", "bytes=0-9", "If-Range", etags[ir])
 					want := 200
 					if ae == ir {
 						want = 206
@@ -311,10 +259,10 @@ func TestVariantRanges(t *testing.T) {
 		for _, c := range codingCases {
 			t.Run(name+"/"+c.String(), func(t *testing.T) {
 				t.Parallel()
-				whole := doReq(h, "GET", "/"+name, "Accept-Encoding", c.String()).Body.Bytes()
+				whole := testsite.Serve(h, "GET", "/"+name, "Accept-Encoding", c.String()).Body.Bytes()
 				n := int64(len(whole))
 
-				w := doReq(h, "GET", "/"+name, "Accept-Encoding", c.String(), "Range", "bytes=10-99")
+				w := testsite.Serve(h, "GET", "/"+name, "Accept-Encoding", c.String(), "Range", "bytes=10-99")
 				if w.Code != 206 || w.Header().Get("Content-Encoding") != c.String() {
 					t.Fatalf("%d, Content-Encoding %q", w.Code, w.Header().Get("Content-Encoding"))
 				}
@@ -330,19 +278,19 @@ func TestVariantRanges(t *testing.T) {
 
 				// Several ranges: Content-Encoding would label a multipart
 				// body that is not encoded, so the whole variant goes.
-				w = doReq(h, "GET", "/"+name, "Accept-Encoding", c.String(), "Range", fmt.Sprintf("bytes=0-9,%d-", n-10))
+				w = testsite.Serve(h, "GET", "/"+name, "Accept-Encoding", c.String(), "Range", fmt.Sprintf("bytes=0-9,%d-", n-10))
 				if w.Code != 200 || !bytes.Equal(w.Body.Bytes(), whole) || w.Header().Get("Content-Range") != "" ||
 					w.Header().Get("Content-Encoding") != c.String() || w.Header().Get("Content-Length") != strconv.FormatInt(n, 10) {
 					t.Errorf("several ranges of a variant: %d, Content-Encoding %q, Content-Range %q, %d bytes; want 200 and the whole variant",
 						w.Code, w.Header().Get("Content-Encoding"), w.Header().Get("Content-Range"), w.Body.Len())
 				}
 				// The file itself still answers them with multipart.
-				w = doReq(h, "GET", "/"+name, "Range", "bytes=0-9,1000-1009")
+				w = testsite.Serve(h, "GET", "/"+name, "Range", "bytes=0-9,1000-1009")
 				if w.Code != 206 || !strings.HasPrefix(w.Header().Get("Content-Type"), "multipart/byteranges") {
 					t.Errorf("several ranges of the file: %d %q", w.Code, w.Header().Get("Content-Type"))
 				}
 
-				w = doReq(h, "GET", "/"+name, "Accept-Encoding", c.String(), "Range", fmt.Sprintf("bytes=%d-", n))
+				w = testsite.Serve(h, "GET", "/"+name, "Accept-Encoding", c.String(), "Range", fmt.Sprintf("bytes=%d-", n))
 				if w.Code != 416 || w.Header().Get("Content-Range") != fmt.Sprintf("bytes */%d", n) {
 					t.Errorf("range past the variant: %d %q", w.Code, w.Header().Get("Content-Range"))
 				}
@@ -357,7 +305,7 @@ func TestVariantRanges(t *testing.T) {
 func TestVaryEverywhere(t *testing.T) {
 	t.Parallel()
 	h := newTestHandler(t, newCompressSite(t).Root, Options{})
-	etag := doReq(h, "GET", "/app.js").Header().Get("Etag")
+	etag := testsite.Serve(h, "GET", "/app.js").Header().Get("Etag")
 	outer := func(vary ...string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			for _, v := range vary {
@@ -395,11 +343,11 @@ func TestVaryEverywhere(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			w := doReq(tt.handler, tt.method, tt.target, tt.header...)
+			w := testsite.Serve(tt.handler, tt.method, tt.target, tt.header...)
 			if w.Code != tt.status {
 				t.Fatalf("%d, want %d", w.Code, tt.status)
 			}
-			if got := varyTokens(w.Header()); !slices.Equal(got, tt.vary) {
+			if got := testsite.VaryTokens(w.Header()); !slices.Equal(got, tt.vary) {
 				t.Errorf("Vary %q, want %q", got, tt.vary)
 			}
 		})
@@ -488,7 +436,7 @@ func TestCompressedOnce(t *testing.T) {
 				wg.Go(func() {
 					<-start
 					for range 20 {
-						w := doReq(h, "GET", "/app.js", "Accept-Encoding", c.String())
+						w := testsite.Serve(h, "GET", "/app.js", "Accept-Encoding", c.String())
 						if got := decodeAs(t, w.Header().Get("Content-Encoding"), w.Body.Bytes()); !bytes.Equal(got, files["app.js"]) {
 							t.Errorf("body decodes to %d bytes", len(got))
 						}
@@ -498,7 +446,7 @@ func TestCompressedOnce(t *testing.T) {
 			close(start)
 			wg.Wait()
 			for range 20 {
-				if w := doReq(h, "GET", "/app.js", "Accept-Encoding", c.String()); w.Header().Get("Content-Encoding") != c.String() {
+				if w := testsite.Serve(h, "GET", "/app.js", "Accept-Encoding", c.String()); w.Header().Get("Content-Encoding") != c.String() {
 					t.Fatalf("Content-Encoding %q", w.Header().Get("Content-Encoding"))
 				}
 			}
@@ -517,7 +465,7 @@ func TestIncompressible(t *testing.T) {
 	files := compressFiles()
 	h := newTestHandler(t, newCompressSite(t).Root, Options{})
 	// The file's own entry first, cached, so every request below shares it.
-	if w := doReq(h, "GET", "/rand.txt"); w.Code != 200 || h.Stats().Compressions != 0 {
+	if w := testsite.Serve(h, "GET", "/rand.txt"); w.Code != 200 || h.Stats().Compressions != 0 {
 		t.Fatalf("%d, %d compressions without Accept-Encoding", w.Code, h.Stats().Compressions)
 	}
 	h.cache.sync()
@@ -528,7 +476,7 @@ func TestIncompressible(t *testing.T) {
 			wg.Go(func() {
 				<-start
 				for _, ae := range aes {
-					w := doReq(h, "GET", "/rand.txt", "Accept-Encoding", ae)
+					w := testsite.Serve(h, "GET", "/rand.txt", "Accept-Encoding", ae)
 					if w.Header().Get("Content-Encoding") != "" || !bytes.Equal(w.Body.Bytes(), files["rand.txt"]) || countAE(w.Header()) != 1 {
 						t.Errorf("%s: Content-Encoding %q, %d bytes, Vary %q", ae, w.Header().Get("Content-Encoding"), w.Body.Len(), w.Header().Values("Vary"))
 					}
@@ -574,7 +522,7 @@ func TestSiblingFreshness(t *testing.T) {
 			// request, so the later ones test cached entries whose
 			// sibling changed.
 			get := func(target string, hdr ...string) *httptest.ResponseRecorder {
-				w := doReq(h, "GET", target, hdr...)
+				w := testsite.Serve(h, "GET", target, hdr...)
 				h.cache.sync()
 				return w
 			}
@@ -676,7 +624,7 @@ func TestCompressionOptions(t *testing.T) {
 				hdr = []string{"Accept-Encoding", tt.ae}
 			}
 			for range 3 {
-				w := doReq(h, "GET", tt.target, hdr...)
+				w := testsite.Serve(h, "GET", tt.target, hdr...)
 				enc := w.Header().Get("Content-Encoding")
 				if w.Code != 200 || enc != tt.want {
 					t.Fatalf("%d, Content-Encoding %q, want %q", w.Code, enc, tt.want)
@@ -795,7 +743,7 @@ func TestCompressCacheBound(t *testing.T) {
 				for i := range files {
 					n := (i*7 + g*31 + round*13) % files
 					ae := aes[(i+g)%len(aes)]
-					w := doReq(h, "GET", fmt.Sprintf("/%d.js", n), "Accept-Encoding", ae)
+					w := testsite.Serve(h, "GET", fmt.Sprintf("/%d.js", n), "Accept-Encoding", ae)
 					if w.Code != 200 || !bytes.Equal(decodeAs(t, w.Header().Get("Content-Encoding"), w.Body.Bytes()), data[n]) {
 						t.Errorf("%d.js in %q: %d, %q", n, ae, w.Code, w.Header().Get("Content-Encoding"))
 					}
@@ -833,7 +781,7 @@ func TestCloseWhileCompressing(t *testing.T) {
 				<-start
 				for i := range 64 {
 					c := codingCases[(g+i+round)%len(codingCases)]
-					w := doReq(h, "GET", "/"+strconv.Itoa((i*7+g)%64)+".js", "Accept-Encoding", c.String())
+					w := testsite.Serve(h, "GET", "/"+strconv.Itoa((i*7+g)%64)+".js", "Accept-Encoding", c.String())
 					if w.Code != http.StatusOK && w.Code != http.StatusServiceUnavailable {
 						t.Errorf("status %d", w.Code)
 					}
@@ -843,7 +791,7 @@ func TestCloseWhileCompressing(t *testing.T) {
 		close(start)
 		h.Close()
 		wg.Wait() // a request stuck in the cache would hang the test here
-		if w := doReq(h, "GET", "/0.js", "Accept-Encoding", "gzip"); w.Code != http.StatusServiceUnavailable {
+		if w := testsite.Serve(h, "GET", "/0.js", "Accept-Encoding", "gzip"); w.Code != http.StatusServiceUnavailable {
 			t.Fatalf("after Close: %d, want 503", w.Code)
 		}
 	}
@@ -859,7 +807,7 @@ func TestSiblingReplacesCompressed(t *testing.T) {
 	src := jsText(20<<10, 9)
 	s.FileAt("late.js", src, compressMtime)
 	h := newTestHandler(t, s.Root, Options{})
-	w := doReq(h, "GET", "/late.js", "Accept-Encoding", "gzip")
+	w := testsite.Serve(h, "GET", "/late.js", "Accept-Encoding", "gzip")
 	if w.Header().Get("Content-Encoding") != "gzip" || h.Stats().Compressions != 1 {
 		t.Fatalf("first answer: Content-Encoding %q, %d compressions", w.Header().Get("Content-Encoding"), h.Stats().Compressions)
 	}
@@ -869,7 +817,7 @@ func TestSiblingReplacesCompressed(t *testing.T) {
 	h.cache.drop("late.js")
 	h.cache.sync()
 	for i := range 2 {
-		w = doReq(h, "GET", "/late.js", "Accept-Encoding", "gzip")
+		w = testsite.Serve(h, "GET", "/late.js", "Accept-Encoding", "gzip")
 		if !bytes.Equal(w.Body.Bytes(), sibling) {
 			t.Errorf("request %d: %d bytes, not the sibling's %d", i, w.Body.Len(), len(sibling))
 		}
@@ -950,7 +898,7 @@ func TestCompressionWaitsForSlot(t *testing.T) {
 		}
 
 		done := make(chan *httptest.ResponseRecorder)
-		go func() { done <- doReq(h, "GET", "/app.js", "Accept-Encoding", "gzip") }()
+		go func() { done <- testsite.Serve(h, "GET", "/app.js", "Accept-Encoding", "gzip") }()
 		synctest.Wait()
 		select {
 		case w := <-done:

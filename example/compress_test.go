@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -17,9 +15,9 @@ import (
 	"testing"
 
 	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/jaws-go/jaws"
+	decodepkg "github.com/jaws-go/jaws/internal/decode"
 )
 
 var precompress = flag.Bool("precompress", false, "TestPrecompressedSiblings: rewrite site/app.*.js.br from site/app.*.js (brotli quality 11)")
@@ -30,31 +28,9 @@ var siblingExts = []string{".br", ".zst", ".gz"}
 // decode returns body decoded from the content coding enc ("" for none).
 func decode(t testing.TB, enc string, body []byte) []byte {
 	t.Helper()
-	var r io.Reader
-	switch enc {
-	case "":
-		return body
-	case "br":
-		r = brotli.NewReader(bytes.NewReader(body))
-	case "gzip":
-		zr, err := gzip.NewReader(bytes.NewReader(body))
-		if err != nil {
-			t.Fatalf("gzip: %v", err)
-		}
-		r = zr
-	case "zstd":
-		zr, err := zstd.NewReader(bytes.NewReader(body))
-		if err != nil {
-			t.Fatalf("zstd: %v", err)
-		}
-		defer zr.Close()
-		r = zr
-	default:
-		t.Fatalf("unexpected Content-Encoding %q", enc)
-	}
-	out, err := io.ReadAll(r)
+	out, err := decodepkg.Body(enc, body)
 	if err != nil {
-		t.Fatalf("decoding %s: %v", enc, err)
+		t.Fatalf("decoding %q: %v", enc, err)
 	}
 	return out
 }

@@ -42,6 +42,20 @@ type running struct {
 	stop func() error
 }
 
+// stats reads the handler's counters from /debug/jaws.
+func (s *running) stats(t *testing.T) jaws.Stats {
+	t.Helper()
+	resp, body := do(t, noRedirects, "GET", s.url+"debug/jaws", nil)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("/debug/jaws: %d %q, want 200 application/json", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	var st jaws.Stats
+	if err := json.Unmarshal(body, &st); err != nil {
+		t.Fatalf("/debug/jaws: %v in %s", err, body)
+	}
+	return st
+}
+
 // startRun calls run with args and returns once it prints the URL it serves
 // on. stop cancels run's context and returns its result; it also runs at
 // cleanup.
@@ -234,12 +248,7 @@ func TestRunDemoSite(t *testing.T) {
 	t.Run("requests", func(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				// jaws compresses on as many CPUs as half the machine's,
-				// one here, and answers uncompressed while they are busy:
-				// requests that may compress run one at a time.
-				if _, compress := tc.header["Accept-Encoding"]; !compress {
-					t.Parallel()
-				}
+				t.Parallel()
 				resp, body := do(t, noRedirects, tc.method, srv.url+tc.path, tc.header)
 				if resp.StatusCode != tc.wantStatus {
 					t.Fatalf("status %d, want %d; body %q", resp.StatusCode, tc.wantStatus, body)
@@ -288,14 +297,7 @@ func TestRunDemoSite(t *testing.T) {
 		}
 	})
 
-	resp, body := do(t, noRedirects, "GET", srv.url+"debug/jaws", nil)
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
-		t.Fatalf("/debug/jaws: %d %q, want 200 application/json", resp.StatusCode, resp.Header.Get("Content-Type"))
-	}
-	var st jaws.Stats
-	if err := json.Unmarshal(body, &st); err != nil {
-		t.Fatalf("/debug/jaws: %v in %s", err, body)
-	}
+	st := srv.stats(t)
 	if st.Requests != jawsRequests {
 		t.Errorf("Stats.Requests = %d, want %d (one per request case, two for SPA misses; the API and /debug/jaws are not served by jaws)", st.Requests, jawsRequests)
 	}
@@ -312,7 +314,7 @@ func TestRunDemoSite(t *testing.T) {
 		t.Errorf("Stats.Compressions = %d, want %d: once per file and coding, none for the precompressed script", st.Compressions, len(compressed))
 	}
 
-	resp, body = do(t, noRedirects, "GET", srv.url+"api/files", nil)
+	resp, body := do(t, noRedirects, "GET", srv.url+"api/files", nil)
 	var files []fileInfo
 	if err := json.Unmarshal(body, &files); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("/api/files: %d, %v in %s", resp.StatusCode, err, body)
@@ -409,15 +411,7 @@ func TestRunRoot(t *testing.T) {
 		{name: "dotfile", path: ".secret", wantStatus: 404, wantBody: "404 page not found\n"},
 		{name: "directory without index", path: "", wantStatus: 404, wantBody: "404 page not found\n"},
 	}
-	stats := func(t *testing.T) jaws.Stats {
-		t.Helper()
-		_, body := do(t, noRedirects, "GET", srv.url+"debug/jaws", nil)
-		var st jaws.Stats
-		if err := json.Unmarshal(body, &st); err != nil {
-			t.Fatalf("/debug/jaws: %v in %s", err, body)
-		}
-		return st
-	}
+	stats := srv.stats
 	// One at a time, so that each request's path shows in the counters.
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -474,15 +468,7 @@ func TestRunCompression(t *testing.T) {
 	srv := startRun(t, "-addr", "127.0.0.1:0")
 	css := siteFile(t, "style.css")
 	url := srv.url + "assets/style.css"
-	stats := func(t *testing.T) jaws.Stats {
-		t.Helper()
-		_, body := do(t, noRedirects, "GET", srv.url+"debug/jaws", nil)
-		var st jaws.Stats
-		if err := json.Unmarshal(body, &st); err != nil {
-			t.Fatalf("/debug/jaws: %v in %s", err, body)
-		}
-		return st
-	}
+	stats := srv.stats
 
 	// The whole file in each coding, twice: the second request is served
 	// from the cache, with no compression.

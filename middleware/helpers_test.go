@@ -96,13 +96,7 @@ const (
 // test would. header holds name, value pairs.
 func serve(t testing.TB, h http.Handler, method, target string, header ...string) *httptest.ResponseRecorder {
 	t.Helper()
-	req := httptest.NewRequest(method, target, nil)
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Add(header[i], header[i+1])
-	}
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, req)
-	return w
+	return testsite.Serve(h, method, target, header...)
 }
 
 // teapot is a next handler that answers 418 and records that it ran and

@@ -9,9 +9,6 @@ package middleware
 
 import (
 	"bytes"
-	"compress/flate"
-	"compress/gzip"
-	"compress/zlib"
 	"fmt"
 	"io"
 	"log"
@@ -24,13 +21,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/andybalholm/brotli"
 	"github.com/go-chi/chi/v5"
 	chimw "github.com/go-chi/chi/v5/middleware"
 	"github.com/klauspost/compress/gzhttp"
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/jaws-go/jaws"
+	decodepkg "github.com/jaws-go/jaws/internal/decode"
 	"github.com/jaws-go/jaws/internal/testsite"
 )
 
@@ -213,36 +209,9 @@ func TestLoggerStatus(t *testing.T) {
 // decode undoes a Content-Encoding.
 func decode(t *testing.T, enc string, body []byte) []byte {
 	t.Helper()
-	var r io.Reader
-	var err error
-	switch enc {
-	case "":
-		return body
-	case "gzip":
-		r, err = gzip.NewReader(bytes.NewReader(body))
-	case "deflate":
-		// RFC 9110 says zlib; some servers send raw DEFLATE. Take either.
-		if r, err = zlib.NewReader(bytes.NewReader(body)); err != nil {
-			r, err = flate.NewReader(bytes.NewReader(body)), nil
-		}
-	case "br":
-		r = brotli.NewReader(bytes.NewReader(body))
-	case "zstd":
-		var d *zstd.Decoder
-		d, err = zstd.NewReader(bytes.NewReader(body))
-		if err == nil {
-			defer d.Close()
-			r = d
-		}
-	default:
-		t.Fatalf("unexpected Content-Encoding %q", enc)
-	}
+	out, err := decodepkg.Body(enc, body)
 	if err != nil {
-		t.Fatalf("%s: %v", enc, err)
-	}
-	out, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatalf("decoding %s: %v", enc, err)
+		t.Fatalf("decoding %q: %v", enc, err)
 	}
 	return out
 }
@@ -306,7 +275,7 @@ func TestCompressInterplay(t *testing.T) {
 					if enc != "" && resp.Header.Get("Content-Length") != "" && resp.ContentLength != int64(len(raw)) {
 						t.Errorf("Content-Length %d for %d encoded bytes", resp.ContentLength, len(raw))
 					}
-					vary := varyTokens(resp.Header)
+					vary := testsite.VaryTokens(resp.Header)
 					n := 0
 					for _, tok := range vary {
 						if strings.EqualFold(tok, "Accept-Encoding") {
@@ -347,7 +316,7 @@ func checkEncodedRange(t *testing.T, direct *jaws.Handler, rq request, file []by
 	if etag := whole.Header().Get("Etag"); resp.Header.Get("Etag") != etag {
 		t.Errorf("ETag %q on the range, %q on the whole variant", resp.Header.Get("Etag"), etag)
 	}
-	if !slices.Contains(varyTokens(resp.Header), "Accept-Encoding") {
+	if !slices.Contains(testsite.VaryTokens(resp.Header), "Accept-Encoding") {
 		t.Errorf("Vary %q on a range of an encoded variant", resp.Header.Values("Vary"))
 	}
 }
@@ -385,15 +354,7 @@ func TestFrontMiddleware(t *testing.T) {
 				c := hs.Client()
 				c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 				c.Transport.(*http.Transport).DisableCompression = true
-				resp, err := c.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				body, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if err != nil {
-					t.Fatal(err)
-				}
+				resp, body := testsite.Fetch(t, c, req)
 				rq.check(t, resp, body)
 				checkPath(t, h, rq.path)
 				hs.Close() // the handler has returned and logged anything it would

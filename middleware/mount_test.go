@@ -119,15 +119,7 @@ func TestMount(t *testing.T) {
 						t.Fatalf("%s %s: %d (Location %q); redirect %v, want %v", tt.method, target, first.StatusCode, first.Header.Get("Location"), isRedirect, tt.redirect)
 					}
 					req := srv.NewRequest(t, tt.method, target)
-					resp, err := follow.Do(req)
-					if err != nil {
-						t.Fatal(err)
-					}
-					body, err := io.ReadAll(resp.Body)
-					resp.Body.Close()
-					if err != nil {
-						t.Fatal(err)
-					}
+					resp, body := testsite.Fetch(t, follow, req)
 					wantStatus := tt.wantStatus
 					if st.own405 && wantStatus == 405 {
 						if resp.StatusCode != 405 {

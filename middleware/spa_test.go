@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/jaws-go/jaws/internal/testsite"
 )
 
 func TestSPA(t *testing.T) {
@@ -60,7 +62,7 @@ func TestSPA(t *testing.T) {
 			}
 			// Accept from the SPA's choice of page, Accept-Encoding from the
 			// handler's for a compressible file, each once.
-			if got := strings.Join(varyTokens(w.Header()), ", "); got != tt.vary {
+			if got := strings.Join(testsite.VaryTokens(w.Header()), ", "); got != tt.vary {
 				t.Errorf("Vary %q; want %q", w.Header().Values("Vary"), tt.vary)
 			}
 			if tt.want == 200 && tt.body == index && w.Header().Get("Etag") != etag {
@@ -106,7 +108,7 @@ func TestSPAOptions(t *testing.T) {
 			if w.Code != tt.want || w.Body.String() != tt.body {
 				t.Errorf("GET %s: %d %.60q, want %d %.60q", tt.target, w.Code, w.Body, tt.want, tt.body)
 			}
-			if tt.opts.ClientRoute != nil && slices.Contains(varyTokens(w.Header()), "Accept") {
+			if tt.opts.ClientRoute != nil && slices.Contains(testsite.VaryTokens(w.Header()), "Accept") {
 				t.Errorf("Vary %q with a ClientRoute of the application's", w.Header().Values("Vary"))
 			}
 		})
@@ -233,17 +235,4 @@ func TestAcceptsHTML(t *testing.T) {
 			}
 		})
 	}
-}
-
-// varyTokens lists the field names of the Vary header lines, in order.
-func varyTokens(h http.Header) []string {
-	var tokens []string
-	for _, v := range h.Values("Vary") {
-		for _, tok := range strings.Split(v, ",") {
-			if tok = strings.TrimSpace(tok); tok != "" {
-				tokens = append(tokens, tok)
-			}
-		}
-	}
-	return tokens
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -113,42 +112,21 @@ func parseStats(server, v string) (jawsStats, error) {
 // parseCompress reads the CSV run.sh writes for the compress scenario,
 // finding columns by name.
 func parseCompress(r io.Reader) (*cdata, error) {
-	rows, err := csv.NewReader(r).ReadAll()
+	t, err := readTable(r, "run", "file", "bytes", "server", "encoding", "rps")
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) < 2 {
-		return nil, errors.New("no measurements")
-	}
-	col := map[string]int{}
-	for i, name := range rows[0] {
-		col[name] = i
-	}
-	for _, name := range []string{"run", "file", "bytes", "server", "encoding", "rps"} {
-		if _, ok := col[name]; !ok {
-			return nil, fmt.Errorf("no column %q", name)
-		}
-	}
-	names := []string{"run", "bytes", "rps", "socket_errors", "non2xx", "other_cpus", "retries",
-		"requests", "server_cpu_s", "transfer_bps", "header_bytes", "body_bytes", "wire_bytes"}
+	_, hasCPU := t.col["server_cpu_s"]
 	c := &cdata{cells: map[ckey]*ccell{}}
 	seen := map[ckey]bool{}
-	for n, row := range rows[1:] {
-		if len(row) != len(rows[0]) {
-			return nil, fmt.Errorf("line %d: %d fields, want %d", n+2, len(row), len(rows[0]))
+	for n := range t.rows {
+		v, err := t.nums(n, "run", "bytes", "rps", "socket_errors", "non2xx", "other_cpus", "retries",
+			"requests", "server_cpu_s", "transfer_bps", "header_bytes", "body_bytes", "wire_bytes")
+		if err != nil {
+			return nil, err
 		}
-		v := map[string]float64{}
-		for _, name := range names {
-			i, ok := col[name]
-			if !ok {
-				continue
-			}
-			if v[name], err = strconv.ParseFloat(row[i], 64); err != nil {
-				return nil, fmt.Errorf("line %d: %s: %w", n+2, name, err)
-			}
-		}
-		k := ckey{row[col["server"]], row[col["encoding"]]}
-		c.file, c.bytes = row[col["file"]], int64(v["bytes"])
+		k := ckey{t.str(n, "server"), t.str(n, "encoding")}
+		c.file, c.bytes = t.str(n, "file"), int64(v["bytes"])
 		cc := c.cells[k]
 		if cc == nil {
 			cc = &ccell{}
@@ -157,7 +135,7 @@ func parseCompress(r io.Reader) (*cdata, error) {
 		seen[k] = true
 		cc.rps = append(cc.rps, v["rps"])
 		cc.errors += int64(v["socket_errors"] + v["non2xx"])
-		if _, ok := col["server_cpu_s"]; ok && v["requests"] > 0 {
+		if hasCPU && v["requests"] > 0 {
 			cc.cpuUS = append(cc.cpuUS, v["server_cpu_s"]/v["requests"]*1e6)
 		}
 		if v["rps"] > 0 && v["transfer_bps"] > 0 {
@@ -251,13 +229,7 @@ func writeCompress(b *strings.Builder, c *cdata) {
 
 	p("### Targets\n\n")
 	bare := c.cell("jaws-bare", "gzip") != nil
-	if bare {
-		row(b, []string{"target", "measured", "met", "jaws-bare (no router)"})
-		row(b, []string{"---", "---", "---", "---"})
-	} else {
-		row(b, []string{"target", "measured", "met"})
-		row(b, []string{"---", "---", "---"})
-	}
+	targetsHeader(b, bare)
 	size := sizeLabel(c.bytes)
 	for _, t := range []struct {
 		target string

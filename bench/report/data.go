@@ -126,8 +126,16 @@ func load(dir string) (*data, error) {
 	return d, nil
 }
 
-// parseResults reads the CSV run.sh writes, finding columns by name.
-func parseResults(r io.Reader) ([]sample, error) {
+// table is a CSV file run.sh wrote, its columns found by name, so
+// columns added later do not break older results.
+type table struct {
+	rows [][]string // the data rows, each as wide as the header
+	col  map[string]int
+}
+
+// readTable reads a CSV file with a header line holding at least the
+// required column names.
+func readTable(r io.Reader, required ...string) (*table, error) {
 	rows, err := csv.NewReader(r).ReadAll()
 	if err != nil {
 		return nil, err
@@ -135,35 +143,56 @@ func parseResults(r io.Reader) ([]sample, error) {
 	if len(rows) < 2 {
 		return nil, errors.New("no measurements")
 	}
-	col := map[string]int{}
+	t := &table{rows: rows[1:], col: map[string]int{}}
 	for i, name := range rows[0] {
-		col[name] = i
+		t.col[name] = i
 	}
-	for _, name := range []string{"run", "size", "bytes", "server", "mode", "rps"} {
-		if _, ok := col[name]; !ok {
+	for _, name := range required {
+		if _, ok := t.col[name]; !ok {
 			return nil, fmt.Errorf("no column %q", name)
 		}
 	}
-	num := func(row []string, name string) (float64, error) {
-		i, ok := col[name]
+	return t, nil
+}
+
+// nums parses the named columns of data row n; a column the file lacks
+// reads 0.
+func (t *table) nums(n int, names ...string) (map[string]float64, error) {
+	row, v := t.rows[n], make(map[string]float64, len(names))
+	for _, name := range names {
+		i, ok := t.col[name]
 		if !ok {
-			return 0, nil
+			continue
 		}
-		return strconv.ParseFloat(row[i], 64)
+		var err error
+		if v[name], err = strconv.ParseFloat(row[i], 64); err != nil {
+			return nil, fmt.Errorf("line %d: %s: %w", n+2, name, err)
+		}
 	}
+	return v, nil
+}
+
+// str is the named column of data row n.
+func (t *table) str(n int, name string) string { return t.rows[n][t.col[name]] }
+
+// parseResults reads the CSV run.sh writes, finding columns by name.
+func parseResults(r io.Reader) ([]sample, error) {
+	t, err := readTable(r, "run", "size", "bytes", "server", "mode", "rps")
+	if err != nil {
+		return nil, err
+	}
+	_, hasCPU := t.col["server_cpu_s"]
 	var out []sample
-	for n, row := range rows[1:] {
-		s := sample{size: row[col["size"]], server: row[col["server"]], mode: row[col["mode"]]}
-		var v [9]float64
-		for i, name := range []string{"run", "bytes", "rps", "socket_errors", "non2xx", "other_cpus", "retries", "requests", "server_cpu_s"} {
-			if v[i], err = num(row, name); err != nil {
-				return nil, fmt.Errorf("line %d: %s: %w", n+2, name, err)
-			}
+	for n := range t.rows {
+		v, err := t.nums(n, "run", "bytes", "rps", "socket_errors", "non2xx", "other_cpus", "retries", "requests", "server_cpu_s")
+		if err != nil {
+			return nil, err
 		}
-		s.run, s.bytes, s.rps, s.errors = int(v[0]), int64(v[1]), v[2], int64(v[3]+v[4])
-		s.other, s.tries, s.cpuUS = v[5], 1+int(v[6]), math.NaN()
-		if _, ok := col["server_cpu_s"]; ok && v[7] > 0 {
-			s.cpuUS = v[8] / v[7] * 1e6
+		s := sample{size: t.str(n, "size"), server: t.str(n, "server"), mode: t.str(n, "mode"),
+			run: int(v["run"]), bytes: int64(v["bytes"]), rps: v["rps"], errors: int64(v["socket_errors"] + v["non2xx"]),
+			other: v["other_cpus"], tries: 1 + int(v["retries"]), cpuUS: math.NaN()}
+		if hasCPU && v["requests"] > 0 {
+			s.cpuUS = v["server_cpu_s"] / v["requests"] * 1e6
 		}
 		out = append(out, s)
 	}

@@ -224,13 +224,7 @@ func (d *data) targets(b *strings.Builder) {
 		return
 	}
 	bare := d.has("jaws-bare")
-	if bare {
-		row(b, []string{"target", "measured", "met", "jaws-bare (no router)"})
-		row(b, []string{"---", "---", "---", "---"})
-	} else {
-		row(b, []string{"target", "measured", "met"})
-		row(b, []string{"---", "---", "---"})
-	}
+	targetsHeader(b, bare)
 	check := func(target, size, peer string, want float64) {
 		if !d.has(peer) || d.bytes[size] == 0 {
 			return
@@ -392,4 +386,16 @@ func sizeLabel(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// targetsHeader starts a targets table, with a column for jaws-bare when
+// it was measured.
+func targetsHeader(b *strings.Builder, bare bool) {
+	if bare {
+		row(b, []string{"target", "measured", "met", "jaws-bare (no router)"})
+		row(b, []string{"---", "---", "---", "---"})
+		return
+	}
+	row(b, []string{"target", "measured", "met"})
+	row(b, []string{"---", "---", "---"})
 }

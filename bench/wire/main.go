@@ -40,11 +40,8 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/jaws-go/jaws"
+	"github.com/jaws-go/jaws/internal/decode"
 )
 
 func init() {
@@ -231,7 +228,7 @@ func check(accept, encoding string, body, want []byte) error {
 	if encoding != "" && !slices.Contains(strings.Split(strings.ReplaceAll(accept, " ", ""), ","), encoding) {
 		return fmt.Errorf("Content-Encoding %q, not asked for", encoding)
 	}
-	got, err := decode(encoding, body)
+	got, err := decode.Body(encoding, body)
 	if err != nil {
 		return fmt.Errorf("decoding %s: %w", encoding, err)
 	}
@@ -239,29 +236,6 @@ func check(accept, encoding string, body, want []byte) error {
 		return errors.New("the body is not the file")
 	}
 	return nil
-}
-
-func decode(encoding string, body []byte) ([]byte, error) {
-	switch encoding {
-	case "":
-		return body, nil
-	case "gzip":
-		r, err := gzip.NewReader(bytes.NewReader(body))
-		if err != nil {
-			return nil, err
-		}
-		return io.ReadAll(r)
-	case "br":
-		return io.ReadAll(brotli.NewReader(bytes.NewReader(body)))
-	case "zstd":
-		d, err := zstd.NewReader(nil)
-		if err != nil {
-			return nil, err
-		}
-		defer d.Close()
-		return d.DecodeAll(body, nil)
-	}
-	return nil, fmt.Errorf("unknown Content-Encoding %q", encoding)
 }
 
 // countConn adds the bytes read from its connection to n.

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -241,15 +242,7 @@ func (q quietWriter) Write(p []byte) (int, error) {
 // not come over the server's protocol.
 func (s *Server) Do(t testing.TB, req *http.Request) (*http.Response, []byte) {
 	t.Helper()
-	resp, err := s.Client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("%s %s: reading body: %v", req.Method, req.URL, err)
-	}
+	resp, body := Fetch(t, s.Client, req)
 	want := 1
 	if s.Kind == HTTP2 {
 		want = 2
@@ -306,4 +299,46 @@ func (s *Server) Raw(t testing.TB, raw string) *bufio.Reader {
 		t.Fatal(err)
 	}
 	return bufio.NewReader(c)
+}
+
+// Fetch sends req with c and returns the response with its body read,
+// failing the test on any error.
+func Fetch(t testing.TB, c *http.Client, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: reading body: %v", req.Method, req.URL, err)
+	}
+	return resp, body
+}
+
+// Serve runs one request through h in-process, as a user's unit test
+// would. header holds name, value pairs, added in order (a name may
+// repeat).
+func Serve(h http.Handler, method, target string, header ...string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, target, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		r.Header.Add(header[i], header[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+// VaryTokens lists the field names of the Vary header lines, in order.
+func VaryTokens(h http.Header) []string {
+	var tokens []string
+	for _, v := range h.Values("Vary") {
+		for tok := range strings.SplitSeq(v, ",") {
+			if tok = strings.TrimSpace(tok); tok != "" {
+				tokens = append(tokens, tok)
+			}
+		}
+	}
+	return tokens
 }
