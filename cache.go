@@ -44,13 +44,18 @@ type entry struct {
 	// Header values, shared read-only by every response from this entry,
 	// so a hit allocates none of them. Canonical keys: "Etag", not "ETag".
 	hdrETag, hdrCtype, hdrLength, hdrLastModified, hdrEncoding []string
+	hdrDigest                                                  []string // Repr-Digest, when a digest sibling gave the SHA-256
 }
 
 var hdrAcceptRanges = []string{"bytes"}
 
 // newEntry builds the entry for the open regular file f. Small files are
 // read whole, so the hash and the sniffing run on bytes already in memory.
-// For a larger file the entry takes f over as its shared descriptor.
+// A larger file is read no further than its first 512 bytes, for sniffing:
+// its ETag comes from its metadata (see metaETag) or, set by the caller, a
+// digest sibling, so its first request costs no more reading than
+// http.FileServer's. The entry takes f over as its shared descriptor then.
+// The caller completes the entry (variants, digest) and calls setHeaders.
 func newEntry(file string, dirIndex bool, f *os.File, info fs.FileInfo, maxBody int64) (*entry, error) {
 	e := &entry{file: file, dirIndex: dirIndex, info: info, ver: versionOf(info)}
 	size := info.Size()
@@ -62,17 +67,14 @@ func newEntry(file string, dirIndex bool, f *os.File, info fs.FileInfo, maxBody 
 		}
 		if int64(n) == size {
 			e.body = body
-		} // else the file is shrinking under us: hash and serve it from disk
+		} // else the file is shrinking under us: serve it from disk
 	}
-	var err error
 	if e.body != nil {
 		e.etag = etagOfBytes(e.body)
 		e.ctype = contentType(file, e.body)
 	} else {
-		if e.etag, err = contentETag(f, size); err != nil {
-			return nil, err
-		}
-		var head [512]byte
+		e.etag = metaETag(size, info.ModTime())
+		var head [sniffLen]byte
 		n, err := f.ReadAt(head[:], 0)
 		if err != nil && err != io.EOF {
 			return nil, err
@@ -81,8 +83,18 @@ func newEntry(file string, dirIndex bool, f *os.File, info fs.FileInfo, maxBody 
 		e.sf = newSharedFile(f)
 	}
 	e.future = info.ModTime().After(time.Now())
-	e.setHeaders()
 	return e, nil
+}
+
+// sniffLen is what http.DetectContentType looks at.
+const sniffLen = 512
+
+// setDigest gives an entry sent from disk the SHA-256 of its bytes, from a
+// digest sibling: its content ETag, as if it had been read, and a
+// Repr-Digest field (RFC 9530).
+func (e *entry) setDigest(sum []byte) {
+	e.etag = formatETag(sum)
+	e.hdrDigest = []string{reprDigest(sum)}
 }
 
 // setHeaders precomputes the header values of a built entry.
@@ -134,6 +146,9 @@ const fdCost = 64 << 10
 // date header values are at most 64 bytes together.
 func (e *entry) cost(key string) int64 {
 	n := len(e.body) + len(key) + len(e.file) + 2*len(e.etag) + 2*len(e.ctype) + 64
+	if e.hdrDigest != nil {
+		n += len(e.hdrDigest[0])
+	}
 	for _, k := range e.variantKeys {
 		n += len(k)
 	}

@@ -3,6 +3,8 @@ package jaws
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
@@ -234,24 +236,48 @@ func TestCacheAdmissionKeepsHotSet(t *testing.T) {
 	}
 }
 
-// TestCacheETagMatchesDisk: the same bytes get the same ETag from memory, from
-// disk, and with the cache off.
+// TestCacheETagMatchesDisk: the same bytes get the same ETag from memory and
+// from disk when a digest sibling gives the disk copy its content hash;
+// without one, the disk copy's ETag is its metadata's.
 func TestCacheETagMatchesDisk(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	body := randomBytes(10 << 10)
 	must(t, os.WriteFile(filepath.Join(dir, "x.bin"), body, 0o644))
-	var etags []string
-	for _, o := range []Options{{}, {CacheMaxFileSize: -1}, {CacheMaxBytes: -1}} {
-		h := newTestHandler(t, dir, o)
-		w := get(h, "/x.bin")
-		if !bytes.Equal(w.Body.Bytes(), body) {
-			t.Fatalf("%+v: body differs", o)
-		}
-		etags = append(etags, w.Header().Get("Etag"))
-	}
-	if etags[0] == "" || etags[0] != etags[1] || etags[1] != etags[2] {
-		t.Errorf("ETags differ: %q", etags)
+	info, err := os.Stat(filepath.Join(dir, "x.bin"))
+	must(t, err)
+	meta := metaETag(info.Size(), info.ModTime())
+	sum := sha256.Sum256(body)
+	sibling := hex.EncodeToString(sum[:]) + "  x.bin\n"
+	for _, c := range []struct {
+		name    string
+		opts    Options
+		sibling bool
+		want    string
+	}{
+		{"memory", Options{}, false, etagOfBytes(body)},
+		{"memory-sibling-unused", Options{}, true, etagOfBytes(body)},
+		{"disk", Options{CacheMaxFileSize: -1}, false, meta},
+		{"disk-sibling", Options{CacheMaxFileSize: -1}, true, etagOfBytes(body)},
+		{"no-cache", Options{CacheMaxBytes: -1}, false, meta},
+		{"no-cache-sibling", Options{CacheMaxBytes: -1}, true, etagOfBytes(body)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := t.TempDir()
+			must(t, os.WriteFile(filepath.Join(d, "x.bin"), body, 0o644))
+			must(t, os.Chtimes(filepath.Join(d, "x.bin"), info.ModTime(), info.ModTime()))
+			if c.sibling {
+				must(t, os.WriteFile(filepath.Join(d, "x.bin.sha256"), []byte(sibling), 0o644))
+			}
+			h := newTestHandler(t, d, c.opts)
+			w := get(h, "/x.bin")
+			if !bytes.Equal(w.Body.Bytes(), body) {
+				t.Fatalf("body differs")
+			}
+			if got := w.Header().Get("Etag"); got != c.want {
+				t.Errorf("ETag %s, want %s", got, c.want)
+			}
+		})
 	}
 }
 

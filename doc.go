@@ -22,9 +22,18 @@
 // right (ranges, conditional requests, HEAD, index.html, redirects, MIME
 // types) and is stricter where it is not: only GET and HEAD are served; names
 // resolve through os.Root, so nothing outside the root is ever read; dotfiles,
-// FIFOs and devices are 404; ETags are strong and derived from the content,
-// so replicas agree; preconditions follow RFC 9110 §13.2.2; Range requests are
-// bounded against amplification.
+// FIFOs and devices are 404; ETags are strong; preconditions follow RFC 9110
+// §13.2.2; Range requests are bounded against amplification.
+//
+// Validators: a file served from memory has its content's ETag (the first
+// 128 bits of its SHA-256), so replicas agree whatever their mtimes. A larger
+// file is never read before its first byte goes out, so a request reads no
+// more of it than it sends: its ETag is built from its size and its mtime in
+// nanoseconds, which cp -p, rsync -t, tar and container layers preserve, so
+// replicas holding the same copy agree. It misses one change: other bytes of
+// the same size with the mtime restored. A digest sibling
+// ("video.mp4.sha256", sha256sum's output, not older than the file) gives
+// such a file its content ETag after all, and a Repr-Digest field (RFC 9530).
 //
 // Compression is built in and on by default (Options.Compression). A client
 // that accepts a coding (Accept-Encoding, q-values honoured; ties go to br,

@@ -1,28 +1,30 @@
 package jaws
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"io"
+	"io/fs"
 	"os"
+	"path"
+	"strconv"
+	"time"
 )
 
-// contentETag returns a strong entity-tag derived from the file's bytes alone,
-// so every process and every replica serving the same content agrees on it,
-// whatever the file's mtime or inode (RFC 9110 §8.8.3). 128 bits of SHA-256
-// make an accidental collision out of reach.
-//
-// It reads through ReadAt, leaving the file offset alone for the transfer.
-func contentETag(f *os.File, size int64) (string, error) {
-	d := sha256.New()
-	if _, err := io.Copy(d, io.NewSectionReader(f, 0, size)); err != nil {
-		return "", err
-	}
-	var sum [sha256.Size]byte
-	return formatETag(d.Sum(sum[:0])), nil
-}
+// Validators. A file served from memory is read whole anyway, so its ETag is
+// its content's: the same bytes give the same ETag on every replica, whatever
+// their mtimes. A file sent from disk is not read before its first byte goes
+// out, so its ETag costs no read: it is built from its size and its mtime to
+// the nanosecond, which cp -p, rsync -t, tar and container layers preserve,
+// so replicas agree; inode and ctime, which they do not preserve, stay out.
+// A digest sibling ("video.mp4.sha256") gives such a file its content ETag
+// after all, at the cost of one small read per entry build.
 
-// etagOfBytes is contentETag for bytes already in memory.
+// etagOfBytes returns a strong entity-tag derived from the bytes alone (RFC
+// 9110 §8.8.3). 128 bits of SHA-256 make an accidental collision out of
+// reach.
 func etagOfBytes(b []byte) string {
 	sum := sha256.Sum256(b)
 	return formatETag(sum[:])
@@ -35,4 +37,82 @@ func formatETag(sum []byte) string {
 	base64.RawURLEncoding.Encode(b[1:], sum[:n])
 	b[len(b)-1] = '"'
 	return string(b[:])
+}
+
+// metaETag is the strong entity-tag of a file sent from disk: its mtime in
+// nanoseconds and its size, in hex, joined by a dot, which no content ETag
+// holds, so the two kinds never collide. It changes whenever the bytes may
+// have, except for bytes rewritten with the size and mtime restored (or
+// rewritten twice, same size, within one tick of the file system's clock).
+// It is strong because jaws never serves two different byte sequences under
+// it: the entry is rebuilt whenever size, mtime, ctime or inode change.
+func metaETag(size int64, mtime time.Time) string {
+	b := make([]byte, 0, 40)
+	b = append(b, '"')
+	b = strconv.AppendInt(b, mtime.UnixNano(), 16)
+	b = append(b, '.')
+	b = strconv.AppendInt(b, size, 16)
+	b = append(b, '"')
+	return string(b)
+}
+
+// digestExt names a file's digest sibling, in sha256sum(1)'s format.
+const digestExt = ".sha256"
+
+// maxDigestSibling bounds what is read of a digest sibling: one line of
+// sha256sum's output for a name of any sane length.
+const maxDigestSibling = 4 << 10
+
+// readDigest parses a digest sibling: the first line of sha256sum's output,
+// "<64 hex digits>  <name>" (or " *<name>" in binary mode), or the digits
+// alone. A name, when given, must be the file's own base name, so a sibling
+// copied from another file is not believed.
+func readDigest(r io.Reader, file string) (sum [sha256.Size]byte, ok bool) {
+	buf := make([]byte, maxDigestSibling)
+	n, _ := io.ReadFull(r, buf)
+	line := buf[:n]
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	line = bytes.TrimRight(line, "\r")
+	if len(line) < 2*sha256.Size {
+		return sum, false
+	}
+	if _, err := hex.Decode(sum[:], line[:2*sha256.Size]); err != nil {
+		return sum, false
+	}
+	rest := line[2*sha256.Size:]
+	if len(rest) == 0 {
+		return sum, true
+	}
+	// sha256sum separates with a space and a mode character: ' ' or '*'.
+	if len(rest) < 3 || rest[0] != ' ' || (rest[1] != ' ' && rest[1] != '*') {
+		return sum, false
+	}
+	return sum, path.Base(string(rest[2:])) == path.Base(file)
+}
+
+// reprDigest is the value of an RFC 9530 Repr-Digest field for sum.
+func reprDigest(sum []byte) string {
+	return "sha-256=:" + base64.StdEncoding.EncodeToString(sum) + ":"
+}
+
+// digestSibling reads the digest sibling of file, whose metadata is info,
+// from root. It is believed only when it is a regular file not older than
+// file, as precompressed siblings are; stale reports one that is present
+// but older or malformed, which the caller logs.
+func digestSibling(root *os.Root, file string, info fs.FileInfo) (sum [sha256.Size]byte, ok, stale bool) {
+	f, sinfo, err := openRegular(root, file+digestExt)
+	if err != nil {
+		return sum, false, false
+	}
+	defer f.Close()
+	if sinfo.IsDir() {
+		return sum, false, false
+	}
+	if sinfo.ModTime().Before(info.ModTime()) {
+		return sum, false, true
+	}
+	sum, ok = readDigest(f, file)
+	return sum, ok, !ok
 }

@@ -31,9 +31,10 @@ type Options struct {
 	// bookkeeping per file. 0 means the default, 64 MiB. Size it to the
 	// small files you want served from memory plus 1 KiB per file; when they
 	// do not all fit, ristretto's TinyLFU admission keeps the most requested.
-	// Negative disables caching of bodies: only the validators of recently
-	// served files are kept (within 1 MiB), because computing a content ETag
-	// on every request would cost far more than that memory.
+	// Negative disables caching of bodies: only the entries of recently
+	// served files (validators, type, descriptor) are kept (within 1 MiB),
+	// because hashing a small file for its ETag on every request would cost
+	// far more than that memory.
 	CacheMaxBytes int64
 
 	// ServeDotFiles serves names with an element that starts with a dot
@@ -398,6 +399,9 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, 
 	}
 	if e.hdrEncoding != nil {
 		hdr["Content-Encoding"] = e.hdrEncoding
+	}
+	if e.hdrDigest != nil {
+		hdr["Repr-Digest"] = e.hdrDigest
 	}
 	// As in http.ServeContent: an outer handler that set Content-Encoding is
 	// transforming the body, so its length is unknown unless this is a range.

@@ -227,10 +227,15 @@ func (h *Handler) cached(key, file string, need fdNeed) (target, bool) {
 func (h *Handler) build(key, file string, dirIndex bool, f *os.File, info fs.FileInfo, finish func(*entry)) (target, error) {
 	e, err := h.cache.build(key, info, false, func() (*entry, error) {
 		e, err := newEntry(file, dirIndex, f, info, h.cache.maxBody)
-		if err == nil {
-			finish(e)
+		if err != nil {
+			return nil, err
 		}
-		return e, err
+		if e.body == nil {
+			h.findDigest(e)
+		}
+		finish(e)
+		e.setHeaders()
+		return e, nil
 	})
 	if err != nil {
 		f.Close()
@@ -297,3 +302,18 @@ func (h *Handler) ownFile(e *entry) (*os.File, error) {
 }
 
 var errChanged = errors.New("jaws: file changed while being served")
+
+// findDigest gives an entry sent from disk its content ETag from a digest
+// sibling, when there is a current one. Said once per version of the file:
+// a deploy that wrote a sibling before its file, or a wrong one, should hear
+// of it.
+func (h *Handler) findDigest(e *entry) {
+	sum, ok, stale := digestSibling(h.root, e.file, e.info)
+	switch {
+	case ok:
+		e.setDigest(sum[:])
+	case stale:
+		h.opts.ErrorLog.Printf("jaws: ignoring %s: older than %s or not its sha256sum line",
+			e.file+digestExt, e.file)
+	}
+}

@@ -203,16 +203,24 @@ func newSoakSite(t *testing.T) *soakSite {
 		name := fmt.Sprintf("l%d.bin", i)
 		s.large = append(s.large, name)
 		data := randomBytes(size)
-		must(t, os.WriteFile(filepath.Join(s.dir, name), data, 0o644))
-		s.remember(name, data)
+		p := filepath.Join(s.dir, name)
+		must(t, os.WriteFile(p, data, 0o644))
+		info, err := os.Stat(p)
+		must(t, err)
+		s.remember(name, data, info)
 	}
 	return s
 }
 
-func (s *soakSite) remember(name string, data []byte) {
+// remember records a version of name by the ETag it is served under: its
+// content's when it is small enough for memory, its metadata's otherwise.
+func (s *soakSite) remember(name string, data []byte, info os.FileInfo) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tag := etagOfBytes(data)
+	tag := metaETag(info.Size(), info.ModTime())
+	if len(data) <= defaultCacheMaxFileSize {
+		tag = etagOfBytes(data)
+	}
 	s.byTag[tag] = data
 	tags := append(s.tags[name], tag)
 	if len(tags) > soakKeep {
@@ -243,11 +251,15 @@ func (s *soakSite) write(name string, rng *rand.Rand) error {
 		data[i] = byte(rng.Uint32())
 	}
 	copy(data, fmt.Sprintf("%s v%d\n", name, gen))
-	s.remember(name, data) // before any request can see it
 	p := filepath.Join(s.dir, name)
 	if err := os.WriteFile(p+".tmp", data, 0o644); err != nil {
 		return err
 	}
+	info, err := os.Stat(p + ".tmp")
+	if err != nil {
+		return err
+	}
+	s.remember(name, data, info) // before any request can see it
 	return os.Rename(p+".tmp", p)
 }
 
