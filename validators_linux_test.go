@@ -38,7 +38,7 @@ func rchar(t *testing.T) int64 {
 // a 1-byte range of a 1 GiB file read 1 GiB). Not parallel: rchar counts
 // the whole process.
 func TestFirstRequestReadsLittle(t *testing.T) {
-	const size = 1 << 30 // sparse: no disk space, and reads are as real as any
+	const size = 1 << 30              // sparse: no disk space, and reads are as real as any
 	const allowance = 1<<20 + 256<<10 // read-ahead, plus requests, responses and TLS
 	site := testsite.New(t)
 	f, err := os.Create(site.Path("huge.bin"))
