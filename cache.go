@@ -1,12 +1,14 @@
 package jaws
 
 import (
+	"crypto/sha256"
 	"io"
 	"io/fs"
 	"mime"
 	"net/http"
 	"os"
 	"path"
+	"reflect"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -28,9 +30,12 @@ type entry struct {
 	checked  atomic.Int64
 	etag     string
 	ctype    string
-	body     []byte      // the whole file, or nil when it is sent from disk
-	sf       *sharedFile // for a file sent from disk: its descriptor, shared by zero-copy transfers
-	future   bool        // the mtime was ahead of the clock when the entry was built
+	body     []byte                            // the whole file, or nil when it is sent from disk
+	sf       *sharedFile                       // for a file sent from disk: its descriptor, shared by zero-copy transfers
+	future   bool                              // the mtime was ahead of the clock when the entry was built
+	seekable bool                              // a file sent from its source can be read at an offset: ranges work
+	sum      atomic.Pointer[[sha256.Size]byte] // the SHA-256 of the bytes, once known (see HashName)
+	hashing  sync.Mutex                        // held while the bytes are read for sum
 
 	// Content codings. A file's own entry knows which codings it can be
 	// served in; a variant (a sibling's bytes, or the file compressed) is
@@ -50,19 +55,23 @@ type entry struct {
 var hdrAcceptRanges = []string{"bytes"}
 
 // newEntry builds the entry for the open regular file f. Small files are
-// read whole, so the hash and the sniffing run on bytes already in memory.
-// A larger file is read no further than its first 512 bytes, for sniffing:
-// its ETag comes from its metadata (see metaETag) or, set by the caller, a
-// digest sibling, so its first request costs no more reading than
-// http.FileServer's. The entry takes f over as its shared descriptor then.
-// The caller completes the entry (variants, digest) and calls setHeaders.
-func newEntry(file string, dirIndex bool, f *os.File, info fs.FileInfo, maxBody int64) (*entry, error) {
+// read whole, so the hash and the sniffing run on bytes already in memory;
+// embedded files are served from the program's own bytes, whatever their
+// size. A larger file is read no further than its first 512 bytes, for
+// sniffing: its ETag comes from its metadata (see metaETag) or, set by the
+// caller, a digest sibling, so its first request costs no more reading than
+// http.FileServer's. The entry takes f over as its shared descriptor when f
+// is an *os.File. The caller completes the entry (variants, digest) and
+// calls setHeaders.
+func newEntry(file string, dirIndex bool, f fs.File, info fs.FileInfo, maxBody int64) (*entry, error) {
 	e := &entry{file: file, dirIndex: dirIndex, info: info, ver: versionOf(info)}
 	size := info.Size()
-	if size <= maxBody {
+	if b, ok := embeddedBytes(info); ok {
+		e.body = b
+	} else if size <= maxBody {
 		body := make([]byte, size)
-		n, err := f.ReadAt(body, 0)
-		if err != nil && err != io.EOF {
+		n, err := readHead(f, body)
+		if err != nil {
 			return nil, err
 		}
 		if int64(n) == size {
@@ -70,17 +79,24 @@ func newEntry(file string, dirIndex bool, f *os.File, info fs.FileInfo, maxBody 
 		} // else the file is shrinking under us: serve it from disk
 	}
 	if e.body != nil {
-		e.etag = etagOfBytes(e.body)
+		sum := sha256.Sum256(e.body)
+		e.sum.Store(&sum)
+		e.etag = formatETag(sum[:])
 		e.ctype = contentType(file, e.body)
 	} else {
 		e.etag = metaETag(size, info.ModTime())
 		var head [sniffLen]byte
-		n, err := f.ReadAt(head[:], 0)
-		if err != nil && err != io.EOF {
+		n, err := readHead(f, head[:])
+		if err != nil {
 			return nil, err
 		}
 		e.ctype = contentType(file, head[:n])
-		e.sf = newSharedFile(f)
+		if osf, ok := f.(*os.File); ok {
+			e.sf = newSharedFile(osf)
+		}
+		_, ra := f.(io.ReaderAt)
+		_, sk := f.(io.Seeker)
+		e.seekable = ra || sk
 	}
 	e.future = info.ModTime().After(time.Now())
 	return e, nil
@@ -92,9 +108,10 @@ const sniffLen = 512
 // setDigest gives an entry sent from disk the SHA-256 of its bytes, from a
 // digest sibling: its content ETag, as if it had been read, and a
 // Repr-Digest field (RFC 9530).
-func (e *entry) setDigest(sum []byte) {
-	e.etag = formatETag(sum)
-	e.hdrDigest = []string{reprDigest(sum)}
+func (e *entry) setDigest(sum *[sha256.Size]byte) {
+	e.sum.Store(sum)
+	e.etag = formatETag(sum[:])
+	e.hdrDigest = []string{reprDigest(sum[:])}
 }
 
 // setHeaders precomputes the header values of a built entry.
@@ -128,7 +145,29 @@ func contentType(name string, head []byte) string {
 // matches reports whether e still describes the file info was read from:
 // the same file (a rename over it is a new one) in the same version.
 func (e *entry) matches(info fs.FileInfo) bool {
-	return os.SameFile(e.info, info) && e.ver == versionOf(info)
+	return sameFile(e.info, info) && e.ver == versionOf(info)
+}
+
+// sameFile is os.SameFile for files of the os package, whose identity it
+// knows; files of other file systems are told apart by version alone.
+func sameFile(a, b fs.FileInfo) bool {
+	if isOSFileInfo(a) && isOSFileInfo(b) {
+		return os.SameFile(a, b)
+	}
+	return true
+}
+
+// osFileInfo is the type of the os package's FileInfo.
+var osFileInfo = reflect.TypeOf(func() fs.FileInfo {
+	fi, err := os.Stat(os.DevNull)
+	if err != nil {
+		fi, _ = os.Stat(".")
+	}
+	return fi
+}())
+
+func isOSFileInfo(fi fs.FileInfo) bool {
+	return osFileInfo != nil && reflect.TypeOf(fi) == osFileInfo
 }
 
 // entryOverhead approximates, in bytes, what an entry costs beyond its body
@@ -216,16 +255,25 @@ func newCache(o Options) (*cache, error) {
 	return c, nil
 }
 
+// putMode says what build does with a new entry.
+type putMode int
+
+const (
+	putNone    putMode = iota // the caller keeps it elsewhere
+	putAsync                  // offered to the cache, which admits it when it will
+	putVisible                // and the build ends only once the cache holds it
+)
+
 // build returns a new entry for name, made by newEntry, and offers it to the
-// cache. Concurrent first requests for a file share one build, so a large
-// file is hashed once, not once per client; a request whose file turned out
-// to be another version than the shared build's makes its own.
+// cache as put says. Concurrent first requests for a file share one build;
+// a request whose file turned out to be another version than the shared
+// build's makes its own.
 //
-// With visible set, the build ends only once the cache holds the entry:
-// the cache applies puts asynchronously, and a request arriving between the
+// The cache applies puts asynchronously, and a request arriving between the
 // end of the build and the put would miss and build again. Compressed
-// variants need that; files' own entries are cheap enough to rebuild.
-func (c *cache) build(name string, info fs.FileInfo, visible bool, newEntry func() (*entry, error)) (*entry, error) {
+// variants cannot afford that (putVisible); files' own entries are cheap
+// enough to rebuild.
+func (c *cache) build(name string, info fs.FileInfo, put putMode, newEntry func() (*entry, error)) (*entry, error) {
 	c.mu.Lock()
 	if fl, ok := c.flights[name]; ok {
 		c.mu.Unlock()
@@ -240,9 +288,9 @@ func (c *cache) build(name string, info fs.FileInfo, visible bool, newEntry func
 	c.mu.Unlock()
 
 	fl.e, fl.err = c.make(newEntry)
-	if fl.err == nil {
+	if fl.err == nil && put != putNone {
 		c.put(name, fl.e)
-		if visible {
+		if put == putVisible {
 			c.sync()
 		}
 	}
@@ -311,6 +359,9 @@ func (c *cache) trusted(e *entry, now int64) bool {
 }
 
 func unixNano() int64 { return time.Now().UnixNano() }
+
+// maxCost is the bytes the cache may hold.
+func (c *cache) maxCost() int64 { return c.rc.MaxCost() }
 
 // held is the bytes the cache holds, by its cost accounting.
 func (c *cache) held() int64 {

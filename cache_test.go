@@ -88,7 +88,7 @@ func TestCacheHitOpensNothing(t *testing.T) {
 			if w := get(h, url); w.Code != 200 || w.Body.String() != "cached body" {
 				t.Fatalf("first GET: %d %q", w.Code, w.Body)
 			}
-			h.cache.sync()
+			h.store.cache.sync()
 			before := openCount(tt.file)
 			for range 50 {
 				if w := get(h, url); w.Code != 200 || w.Body.String() != "cached body" {
@@ -138,9 +138,9 @@ func TestCacheFreshness(t *testing.T) {
 					h := newTestHandler(t, dir, Options{CacheMaxFileSize: size.max, Revalidate: revalidate})
 					var clock atomic.Int64
 					clock.Store(time.Now().UnixNano())
-					h.cache.now = clock.Load
+					h.store.cache.now = clock.Load
 					first := get(h, "/f.txt")
-					h.cache.sync()
+					h.store.cache.sync()
 					do(t, p)
 					w := get(h, "/f.txt")
 					stale := w.Code == 200 && w.Body.String() == "old"
@@ -185,7 +185,7 @@ func TestCacheBound(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		h.cache.sync()
+		h.store.cache.sync()
 		if held := h.Stats().CacheBytes; held > maxBytes || held <= 0 {
 			t.Fatalf("round %d: cache holds %d bytes, bound %d", round, held, maxBytes)
 		}
@@ -216,12 +216,12 @@ func TestCacheAdmissionKeepsHotSet(t *testing.T) {
 		for i := range hot {
 			get(h, fmt.Sprintf("/%s-%d", prefix, i))
 		}
-		h.cache.sync()
+		h.store.cache.sync()
 	}
 	for i := hot; i < hot+cold; i++ {
 		get(h, fmt.Sprintf("/%s-%d", prefix, i))
 	}
-	h.cache.sync()
+	h.store.cache.sync()
 	kept := 0
 	for i := range hot {
 		name := fmt.Sprintf("%s-%d", prefix, i)
@@ -341,7 +341,7 @@ func TestCacheBuildShared(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range got {
 			wg.Go(func() {
-				got[i], _ = c.build("f", info, false, func() (*entry, error) {
+				got[i], _ = c.build("f", info, putAsync, func() (*entry, error) {
 					builds.Add(1)
 					<-release
 					return want, nil

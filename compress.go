@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
@@ -170,19 +173,40 @@ var (
 	errNotWorth = errors.New("jaws: compression saves too little")
 )
 
-// describeVariants records, on a new entry, which codings it can be served
-// in: the siblings present now, and whether it may be compressed.
-func (h *Handler) describeVariants(e *entry, name string) {
-	cfg := &h.opts.Compression
-	if !cfg.DisablePrecompressed {
-		for _, c := range h.encodings {
-			info, err := h.root.Stat(e.file + codingExts[c])
+// variants is the content-coding layer, above the store: it describes new
+// entries' codings, negotiates a request's, and resolves the variant, from
+// a sibling through the store or compressed into the cache. It counts what
+// it compresses and serves encoded.
+type variants struct {
+	store                 *store
+	cfg                   Compression
+	codings               []coding  // cfg.Encodings, in the server's order
+	set                   codingSet // the same as a set
+	encoder               *encoder
+	log                   *log.Logger
+	maxBody               int64 // the store's CacheMaxFileSize; negative: nothing in memory
+	compressions, encoded atomic.Uint64
+}
+
+func newVariants(s *store, cfg Compression, codings []coding, maxBody int64, logger *log.Logger) *variants {
+	v := &variants{store: s, cfg: cfg, codings: codings, set: setOf(codings...), maxBody: maxBody,
+		encoder: newEncoder(cfg.Level, max(1, runtime.GOMAXPROCS(0)/2)), log: logger}
+	s.describe = v.describe
+	return v
+}
+
+// describe records, on a new entry, which codings it can be served in: the
+// siblings present now, and whether it may be compressed.
+func (v *variants) describe(e *entry, name string) {
+	if !v.cfg.DisablePrecompressed {
+		for _, c := range v.codings {
+			info, err := v.store.src.stat(e.file + codingExts[c])
 			switch {
 			case err != nil || !info.Mode().IsRegular():
 			case info.ModTime().Before(e.info.ModTime()):
 				// Said once per version of the file: a deploy that wrote
 				// siblings before their originals should hear of it.
-				h.opts.ErrorLog.Printf("jaws: ignoring %s: older than %s, so taken for stale",
+				v.log.Printf("jaws: ignoring %s: older than %s, so taken for stale",
 					e.file+codingExts[c], e.file)
 			default:
 				e.siblings |= setOf(c)
@@ -190,112 +214,95 @@ func (h *Handler) describeVariants(e *entry, name string) {
 		}
 	}
 	size := e.info.Size()
-	e.compressible = !cfg.DisableCompression && h.encodingSet != 0 && h.cache.maxBody >= 0 &&
-		size >= cfg.MinSize && size <= cfg.MaxSize && size < h.cache.rc.MaxCost() &&
+	e.compressible = !v.cfg.DisableCompression && v.set != 0 && v.maxBody >= 0 &&
+		size >= v.cfg.MinSize && size <= v.cfg.MaxSize && size < v.store.cache.maxCost() &&
 		compressibleType(e.ctype)
 	if e.siblings != 0 || e.compressible {
 		// The variants' cache keys, made once so a hit allocates none.
-		for _, c := range h.encodings {
+		for _, c := range v.codings {
 			e.variantKeys[c] = name + "\x00" + codingNames[c]
 		}
 	}
 }
 
-// codings is the set of codings e can be served in now.
-func (h *Handler) codings(e *entry) codingSet {
+// has reports whether e may be served in some coding, so responses for it
+// carry Vary: Accept-Encoding.
+func (v *variants) has(e *entry) bool { return e.siblings != 0 || e.compressible }
+
+// available is the set of codings e can be served in now.
+func (v *variants) available(e *entry) codingSet {
 	s := e.siblings
 	if e.compressible {
-		s |= h.encodingSet
+		s |= v.set
 	}
 	return s &^ codingSet(e.poor.Load())
 }
 
-// chooseVariant negotiates the coding for a request for e and resolves the
+// choose negotiates the coding for a request for e and resolves the
 // variant. It returns false when the answer is e itself: identity chosen,
 // or a variant that could not be had (the sibling went away, compression
 // saved too little or the client left while waiting), in which case e
 // serves.
-func (h *Handler) chooseVariant(r *http.Request, name string, e *entry, need fdNeed) (target, bool) {
-	c := negotiate(r.Header["Accept-Encoding"], h.codings(e), h.encodings)
+func (v *variants) choose(r *http.Request, name string, e *entry) (target, bool) {
+	c := negotiate(r.Header["Accept-Encoding"], v.available(e), v.codings)
 	if c == identity {
 		return target{}, false
 	}
 	key := e.variantKeys[c]
 	if e.siblings.has(c) {
-		t, err := h.resolveSibling(key, e, c, need)
+		t, err := v.store.sibling(key, e, c)
 		if err == nil {
 			return t, true
 		}
 		// The sibling changed kind or went away: look again next time.
-		h.cache.drop(name)
+		v.store.cache.drop(name)
 		if !e.compressible {
 			return target{}, false
 		}
 	}
-	v, err := h.compressed(r.Context(), key, e, c)
+	ve, err := v.compressed(r.Context(), key, e, c)
 	if err != nil {
 		if !errors.Is(err, errNotWorth) && r.Context().Err() == nil {
-			h.opts.ErrorLog.Printf("jaws: compressing %s: %v", e.file, err)
+			v.log.Printf("jaws: compressing %s: %v", e.file, err)
 		}
 		return target{}, false
 	}
-	return target{e: v}, true
-}
-
-// resolveSibling is resolve for a precompressed sibling, cached under key.
-// The key may hold the file compressed before the sibling appeared; the
-// sibling, made at build time, replaces it.
-func (h *Handler) resolveSibling(key string, orig *entry, c coding, need fdNeed) (target, error) {
-	file := orig.file + codingExts[c]
-	if t, ok := h.cached(key, file, need); ok {
-		return t, nil
-	}
-	f, info, err := openRegular(h.root, file)
-	if err != nil {
-		return target{}, err
-	}
-	if info.IsDir() || info.ModTime().Before(orig.info.ModTime()) {
-		f.Close()
-		return target{}, errNotRegular
-	}
-	return h.build(key, file, false, f, info, func(v *entry) { v.setCoding(c, orig) })
+	return target{e: ve}, true
 }
 
 // compressed returns the variant of orig compressed with c, cached under
 // key: from the cache when it holds one made from this version of the file,
 // else compressed now.
-func (h *Handler) compressed(ctx context.Context, key string, orig *entry, c coding) (*entry, error) {
-	if v := h.cache.get(key); v != nil {
-		if v.derivedFrom(orig) {
-			h.cache.hits.Add(1)
-			return v, nil
+func (v *variants) compressed(ctx context.Context, key string, orig *entry, c coding) (*entry, error) {
+	cache := v.store.cache
+	if ve := cache.get(key); ve != nil {
+		if ve.derivedFrom(orig) {
+			cache.hits.Add(1)
+			return ve, nil
 		}
-		h.cache.drop(key)
+		cache.drop(key)
 	}
-	h.cache.miss.Add(1)
+	cache.miss.Add(1)
 	// Visible: a request arriving after the build must find the variant in
 	// the cache, or it would compress the file again.
-	return h.cache.build(key, orig.info, true, func() (*entry, error) {
+	return cache.build(key, orig.info, putVisible, func() (*entry, error) {
 		if codingSet(orig.poor.Load()).has(c) {
 			return nil, errNotWorth // found by a build this one waited for
 		}
 		// Waiting beats answering uncompressed: that answer could be kept
 		// by a shared cache, under "immutable" for a fingerprinted name.
 		select {
-		case h.encoder.slots <- struct{}{}:
-			defer func() { <-h.encoder.slots }()
+		case v.encoder.slots <- struct{}{}:
+			defer func() { <-v.encoder.slots }()
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		src := orig.body
-		if src == nil {
-			var err error
-			if src, err = h.readAll(orig); err != nil {
-				return nil, err
-			}
+		src, err := v.store.readAll(orig)
+		if err != nil {
+			return nil, err
 		}
-		out, err := h.encoder.compress(c, src)
-		h.stats.compressions.Add(1)
+		out, err := v.encoder.compress(c, src)
+		v.compressions.Add(1)
 		if err != nil {
 			return nil, err
 		}
@@ -305,29 +312,12 @@ func (h *Handler) compressed(ctx context.Context, key string, orig *entry, c cod
 			orig.poor.Or(uint32(setOf(c)))
 			return nil, errNotWorth
 		}
-		v := &entry{file: orig.file, info: orig.info, ver: orig.ver, future: orig.future,
+		ve := &entry{file: orig.file, info: orig.info, ver: orig.ver, future: orig.future,
 			body: out, etag: etagOfBytes(out), ctype: orig.ctype}
-		v.setCoding(c, orig)
-		v.setHeaders()
-		return v, nil
+		ve.setCoding(c, orig)
+		ve.setHeaders()
+		return ve, nil
 	})
-}
-
-// readAll reads the whole of e's file, checking it is still that version.
-func (h *Handler) readAll(e *entry) ([]byte, error) {
-	f, err := h.ownFile(e)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b := make([]byte, e.info.Size())
-	if _, err := f.ReadAt(b, 0); err != nil {
-		if err == io.EOF {
-			err = errChanged
-		}
-		return nil, err
-	}
-	return b, nil
 }
 
 // setCoding makes v the variant of orig in coding c: its bytes, validators

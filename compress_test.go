@@ -113,7 +113,7 @@ func warm(t *testing.T, h *Handler, names ...string) {
 			}
 		}
 	}
-	h.cache.sync()
+	h.store.cache.sync()
 }
 
 var compressMtime = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -468,7 +468,7 @@ func TestIncompressible(t *testing.T) {
 	if w := testsite.Serve(h, "GET", "/rand.txt"); w.Code != 200 || h.Stats().Compressions != 0 {
 		t.Fatalf("%d, %d compressions without Accept-Encoding", w.Code, h.Stats().Compressions)
 	}
-	h.cache.sync()
+	h.store.cache.sync()
 	for round, aes := range [][]string{{"gzip"}, {"br"}, {"zstd"}, {"gzip", "br", "zstd", "gzip, br, zstd"}} {
 		start := make(chan struct{})
 		var wg sync.WaitGroup
@@ -523,7 +523,7 @@ func TestSiblingFreshness(t *testing.T) {
 			// sibling changed.
 			get := func(target string, hdr ...string) *httptest.ResponseRecorder {
 				w := testsite.Serve(h, "GET", target, hdr...)
-				h.cache.sync()
+				h.store.cache.sync()
 				return w
 			}
 
@@ -751,7 +751,7 @@ func TestCompressCacheBound(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		h.cache.sync()
+		h.store.cache.sync()
 		if held := h.Stats().CacheBytes; held > maxBytes || held <= 0 {
 			t.Fatalf("round %d: cache holds %d bytes, bound %d", round, held, maxBytes)
 		}
@@ -811,17 +811,17 @@ func TestSiblingReplacesCompressed(t *testing.T) {
 	if w.Header().Get("Content-Encoding") != "gzip" || h.Stats().Compressions != 1 {
 		t.Fatalf("first answer: Content-Encoding %q, %d compressions", w.Header().Get("Content-Encoding"), h.Stats().Compressions)
 	}
-	h.cache.sync()
+	h.store.cache.sync()
 	sibling := encodeAs(gzipCoding, src, "built")
 	s.FileAt("late.js.gz", sibling, compressMtime)
-	h.cache.drop("late.js")
-	h.cache.sync()
+	h.store.cache.drop("late.js")
+	h.store.cache.sync()
 	for i := range 2 {
 		w = testsite.Serve(h, "GET", "/late.js", "Accept-Encoding", "gzip")
 		if !bytes.Equal(w.Body.Bytes(), sibling) {
 			t.Errorf("request %d: %d bytes, not the sibling's %d", i, w.Body.Len(), len(sibling))
 		}
-		h.cache.sync()
+		h.store.cache.sync()
 	}
 }
 
@@ -851,7 +851,7 @@ func TestCompressedHitAllocations(t *testing.T) {
 			h.ServeHTTP(w, r)
 		}
 		serve() // builds the entry and the variant
-		h.cache.sync()
+		h.store.cache.sync()
 		serve()
 		if got := w.h.Get("Content-Encoding"); got != accept {
 			t.Fatalf("%s: Content-Encoding %q, want %q", target, got, accept)
@@ -883,8 +883,8 @@ func TestCompressionWaitsForSlot(t *testing.T) {
 		h, err := New(s.Root, Options{ErrorLog: log.New(&logged, "", 0)})
 		must(t, err)
 		defer h.Close()
-		for range cap(h.encoder.slots) {
-			h.encoder.slots <- struct{}{} // every slot busy
+		for range cap(h.variants.encoder.slots) {
+			h.variants.encoder.slots <- struct{}{} // every slot busy
 		}
 
 		ctx, cancel := context.WithCancel(t.Context())
@@ -905,7 +905,7 @@ func TestCompressionWaitsForSlot(t *testing.T) {
 			t.Fatalf("answered while every slot was busy: Content-Encoding %q", w.Header().Get("Content-Encoding"))
 		default:
 		}
-		<-h.encoder.slots // one slot frees up
+		<-h.variants.encoder.slots // one slot frees up
 		w = <-done
 		if w.Header().Get("Content-Encoding") != "gzip" || !bytes.Equal(decodeAs(t, "gzip", w.Body.Bytes()), src) {
 			t.Errorf("after waiting: Content-Encoding %q", w.Header().Get("Content-Encoding"))

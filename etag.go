@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"strconv"
 	"time"
@@ -98,11 +97,11 @@ func reprDigest(sum []byte) string {
 }
 
 // digestSibling reads the digest sibling of file, whose metadata is info,
-// from root. It is believed only when it is a regular file not older than
+// from src. It is believed only when it is a regular file not older than
 // file, as precompressed siblings are; stale reports one that is present
 // but older or malformed, which the caller logs.
-func digestSibling(root *os.Root, file string, info fs.FileInfo) (sum [sha256.Size]byte, ok, stale bool) {
-	f, sinfo, err := openRegular(root, file+digestExt)
+func digestSibling(src source, file string, info fs.FileInfo) (sum [sha256.Size]byte, ok, stale bool) {
+	f, sinfo, err := src.open(file + digestExt)
 	if err != nil {
 		return sum, false, false
 	}

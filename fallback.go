@@ -3,14 +3,27 @@ package jaws
 import (
 	"errors"
 	"io"
-	"os"
+	"io/fs"
 )
 
-// fileSource is the portable path's bodySource. It does not move data itself:
-// io.CopyN hands an io.LimitedReader over the *os.File to the writer's
-// ReadFrom, where net/http uses sendfile on plain TCP connections, and any
-// other writer (TLS, HTTP/2, wrappers, recorders) gets ordinary writes.
-type fileSource struct{ f *os.File }
+// fileBody is the portable path's bodySource for a descriptor of the
+// request's own: one that can seek, else one read at offsets, else one read
+// from its start (ranges were not planned for such a file).
+func fileBody(f fs.File) bodySource {
+	switch f := f.(type) {
+	case io.ReadSeeker:
+		return fileSource{f}
+	case io.ReaderAt:
+		return sectionSource{f}
+	}
+	return streamSource{f}
+}
+
+// fileSource does not move data itself: io.CopyN hands an io.LimitedReader
+// over the file to the writer's ReadFrom, where net/http uses sendfile on
+// plain TCP connections for an *os.File, and any other writer (TLS,
+// HTTP/2, wrappers, recorders) gets ordinary writes.
+type fileSource struct{ f io.ReadSeeker }
 
 func (s fileSource) writeSpan(w io.Writer, sp span) (int64, error) {
 	if _, err := s.f.Seek(sp.off, io.SeekStart); err != nil {
@@ -23,9 +36,9 @@ func (s fileSource) writeSpan(w io.Writer, sp span) (int64, error) {
 	return n, err
 }
 
-// sectionSource reads a shared descriptor at explicit offsets, leaving it
+// sectionSource reads at explicit offsets, leaving a shared descriptor
 // where it is for the zero-copy transfers that share it.
-type sectionSource struct{ f *os.File }
+type sectionSource struct{ f io.ReaderAt }
 
 func (s sectionSource) writeSpan(w io.Writer, sp span) (int64, error) {
 	n, err := io.Copy(w, io.NewSectionReader(s.f, sp.off, sp.n))
@@ -35,4 +48,22 @@ func (s sectionSource) writeSpan(w io.Writer, sp span) (int64, error) {
 	return n, err
 }
 
-var errShortFile = errors.New("jaws: file shorter than its announced size")
+// streamSource reads a file that can neither seek nor read at an offset
+// (a compressed zip entry) from its start, once.
+type streamSource struct{ f io.Reader }
+
+func (s streamSource) writeSpan(w io.Writer, sp span) (int64, error) {
+	if sp.off != 0 {
+		return 0, errNoSeek
+	}
+	n, err := io.CopyN(w, s.f, sp.n)
+	if err == io.EOF {
+		err = errShortFile
+	}
+	return n, err
+}
+
+var (
+	errShortFile = errors.New("jaws: file shorter than its announced size")
+	errNoSeek    = errors.New("jaws: a range of a file that cannot seek")
+)

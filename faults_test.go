@@ -69,7 +69,7 @@ func TestFileChangesDuringTransfer(t *testing.T) {
 				if _, body := warm.read(t, "GET"); !bytes.Equal(body, data) {
 					t.Fatal("warm-up body differs")
 				}
-				h.cache.sync()
+				h.store.cache.sync()
 
 				c := dialRaw(t, srv)
 				c.send(t, get11("/big.bin"))
@@ -132,7 +132,7 @@ func TestRootRemovedOrReplaced(t *testing.T) {
 						t.Fatalf("GET %s: %d", p, resp.StatusCode)
 					}
 				}
-				h.cache.sync()
+				h.store.cache.sync()
 				must(t, os.RemoveAll(root))
 				for _, p := range []string{"/big.bin", "/sub/", "/", "/missing"} {
 					c.send(t, get11(p))
@@ -153,7 +153,7 @@ func TestRootRemovedOrReplaced(t *testing.T) {
 				c := dialRaw(t, srv)
 				c.send(t, get11("/a.txt"))
 				c.read(t, "GET")
-				h.cache.sync()
+				h.store.cache.sync()
 				next := filepath.Join(dir, "next")
 				must(t, os.MkdirAll(next, 0o755))
 				must(t, os.WriteFile(filepath.Join(next, "a.txt"), []byte("new a"), 0o644))

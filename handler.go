@@ -2,12 +2,12 @@ package jaws
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log"
 	"net/http"
 	"net/url"
-	"os"
-	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -166,28 +166,54 @@ const (
 	TransferFallback                 // never zero-copy
 )
 
-// Handler serves the files under one directory. Create it with New; it is
-// safe for concurrent use.
+// Handler serves the files under one directory, or of one fs.FS. Create it
+// with New or NewFS; it is safe for concurrent use.
 type Handler struct {
-	root      *os.Root
-	statDir   statDir
 	opts      Options
-	cache     *cache
+	store     *store    // files: source, cache, freshness, descriptors
+	variants  *variants // content codings, above the store
 	stats     stats
 	transfers transfers
 	servers   sync.Map // *http.Server -> *serverState
-
-	encodings   []coding  // Options.Compression.Encodings, in the server's order
-	encodingSet codingSet // the same as a set
-	encoder     *encoder
 }
 
 // New returns a Handler serving the directory root. No file outside root is
 // ever served: names are resolved through os.Root, so "..", symlinks leaving
 // the root and similar escapes fail.
 func New(root string, opts Options) (*Handler, error) {
+	return newHandler(opts, func() (source, error) { return openDirSource(root) })
+}
+
+// NewFS returns a Handler serving the files of fsys, with the same HTTP
+// behaviour as New: status codes, redirects, index pages, hidden names,
+// ranges, preconditions, compression (with siblings in fsys), listings.
+//
+// An embed.FS, or fs.Sub of one, is served from the program's own bytes,
+// whatever their size and with no copy, and since its files never change,
+// nothing is looked up again once a file's entry is built: the fastest way
+// jaws serves. Embedded files have no modification time, so they are sent
+// without Last-Modified, and their ETag is their content's, the same as a
+// copy on disk served from memory.
+//
+// Any other fs.FS (os.DirFS, os.Root.FS, fstest.MapFS, a zip archive) is
+// checked on every request as a directory is, so a changed file is seen by
+// the next request (Options.Revalidate relaxes it). Ranges work when its
+// files implement io.ReaderAt or io.Seeker; otherwise Range is ignored and
+// the whole file is sent (RFC 9110 §14.2 allows it). Files that are
+// *os.File take the zero-copy path like a directory's.
+//
+// Containment is fsys's own: os.DirFS follows symlinks out of its
+// directory. To serve a directory, New is the safe choice.
+func NewFS(fsys fs.FS, opts Options) (*Handler, error) {
+	if fsys == nil {
+		return nil, errors.New("jaws: NewFS of a nil fs.FS")
+	}
+	return newHandler(opts, func() (source, error) { return newFSSource(fsys), nil })
+}
+
+func newHandler(opts Options, open func() (source, error)) (*Handler, error) {
 	opts = opts.withDefaults()
-	encodings, err := parseEncodings(opts.Compression.Encodings)
+	codings, err := parseEncodings(opts.Compression.Encodings)
 	if err != nil {
 		return nil, err
 	}
@@ -198,14 +224,14 @@ func New(root string, opts Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := os.OpenRoot(root)
+	src, err := open()
 	if err != nil {
 		c.close()
 		return nil, err
 	}
-	return &Handler{root: r, statDir: openStatDir(root), opts: opts, cache: c,
-		encodings: encodings, encodingSet: setOf(encodings...),
-		encoder: newEncoder(opts.Compression.Level, max(1, runtime.GOMAXPROCS(0)/2))}, nil
+	s := newStore(src, c, opts.ErrorLog)
+	return &Handler{opts: opts, store: s,
+		variants: newVariants(s, opts.Compression, codings, c.maxBody, opts.ErrorLog)}, nil
 }
 
 // Shutdown waits until the zero-copy transfers in flight are done, or ctx
@@ -226,9 +252,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 // get 503 Service Unavailable.
 func (h *Handler) Close() error {
 	h.transfers.cancel()
-	h.cache.close() // first: no request finds an entry to confirm any more
-	h.statDir.close()
-	return h.root.Close()
+	return h.store.close()
 }
 
 // ServeHTTP serves the file named by r.URL.Path, relative to the root, as
@@ -263,24 +287,25 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next http.Handle
 		localRedirect(w, r, "./")
 		return
 	}
-	need := fdOwn
-	switch {
-	case r.Method == http.MethodHead:
-		need = fdNone
-	case h.zeroCopyCandidate(w, r):
-		need = fdShared
-	}
-	t, err := h.resolve(name, need)
+	t, err := h.store.resolve(name)
 	if err != nil {
-		if errorStatus(err) == http.StatusNotFound {
+		if errorStatus(err) != http.StatusNotFound {
+			h.fail(w, err)
+			return
+		}
+		var ok bool
+		if t, ok = h.resolveHashed(name); !ok {
 			h.notFound(w, r, next)
 			return
 		}
-		h.fail(w, err)
-		return
+		// A name HashName made: the file as long as the hash is its
+		// content's, which never changes under this name.
+		if _, set := w.Header()["Cache-Control"]; !set {
+			w.Header()["Cache-Control"] = hdrImmutable
+		}
 	}
 	defer t.close()
-	if t.e == nil && !h.opts.DirectoryListing {
+	if t.dir && !h.opts.DirectoryListing {
 		h.notFound(w, r, next)
 		return
 	}
@@ -288,15 +313,15 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next http.Handle
 		localRedirect(w, r, loc)
 		return
 	}
-	if t.e == nil {
+	if t.dir {
 		h.serveDir(w, r, t.f)
 		return
 	}
 	// An outer handler that set Content-Encoding encodes the body itself.
 	_, outerEncoded := w.Header()["Content-Encoding"]
-	if !outerEncoded && (t.e.siblings != 0 || t.e.compressible) {
+	if !outerEncoded && h.variants.has(t.e) {
 		addVary(w.Header())
-		if v, ok := h.chooseVariant(r, name, t.e, need); ok {
+		if v, ok := h.variants.choose(r, name, t.e); ok {
 			t.close()
 			t = v
 		}
@@ -377,7 +402,10 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, 
 		rangeHdr = first(r.Header, "Range")
 	}
 	maxRanges := h.opts.MaxRanges
-	if e.coding != identity && maxRanges > 1 {
+	switch {
+	case e.body == nil && !e.seekable:
+		maxRanges = -1 // a file that can only be read from its start: all of it
+	case e.coding != identity && maxRanges > 1:
 		// Content-Encoding would label the whole multipart/byteranges
 		// body, which is not encoded; clients fail to decode it. One range
 		// of the encoded bytes is fine; several get the whole variant
@@ -413,13 +441,22 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, 
 	}
 	resp.transformed = outerEncoded
 	if e.coding != identity {
-		h.stats.encoded.Add(1)
+		h.variants.encoded.Add(1)
+	}
+	if e.body == nil && r.Method != http.MethodHead {
+		// The descriptor the transfer reads: the shared one for zero-copy,
+		// else one of the request's own, where net/http can use sendfile.
+		resp.zeroCopy = !resp.transformed && h.zeroCopySize(resp.length) && h.zeroCopyCandidate(w, r)
+		if err := h.store.acquire(t, resp.zeroCopy); err != nil {
+			h.fail(w, err)
+			return
+		}
 	}
 	h.send(w, r, t, &resp)
 }
 
 // serveDir answers for a directory without an index page.
-func (h *Handler) serveDir(w http.ResponseWriter, r *http.Request, dir *os.File) {
+func (h *Handler) serveDir(w http.ResponseWriter, r *http.Request, dir fs.File) {
 	info, err := dir.Stat()
 	if err != nil {
 		h.fail(w, err)
@@ -430,7 +467,12 @@ func (h *Handler) serveDir(w http.ResponseWriter, r *http.Request, dir *os.File)
 		writeNotModified(w)
 		return
 	}
-	entries, err := dir.ReadDir(-1)
+	rd, ok := dir.(fs.ReadDirFile)
+	if !ok {
+		h.notFound(w, r, nil)
+		return
+	}
+	entries, err := rd.ReadDir(-1)
 	if err != nil {
 		h.fail(w, err)
 		return

@@ -67,7 +67,7 @@ func noFileChild(t *testing.T, dir string) {
 	for _, p := range []string{"/hit.txt", "/big.bin", "/sub/nested.txt"} {
 		expect(conns[0], p, 200)
 	}
-	h.cache.sync()
+	h.store.cache.sync()
 
 	var held []int
 	for {

@@ -92,7 +92,7 @@ func TestPermissionChangedWhileCached(t *testing.T) {
 				}
 			}
 			expect(200)
-			h.cache.sync()
+			h.store.cache.sync()
 			expect(200) // a hit
 			must(t, os.Chmod(path, 0))
 			expect(403)

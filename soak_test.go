@@ -125,7 +125,7 @@ func TestSoak(t *testing.T) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	h.cache.rc.Clear()
+	h.store.cache.rc.Clear()
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	cacheHeap := int64(before.HeapAlloc) - int64(after.HeapAlloc)

@@ -44,18 +44,17 @@ func (h *Handler) Stats() Stats {
 		ZeroCopy: h.stats.zeroCopy.snapshot(),
 		Fallback: h.stats.fallback.snapshot(),
 
-		CacheHits:      h.cache.hits.Load(),
-		CacheMisses:    h.cache.miss.Load(),
-		CacheEvictions: h.cache.evictions.Load(),
-		CacheBytes:     h.cache.held(),
-		Compressions:   h.stats.compressions.Load(),
-		Encoded:        h.stats.encoded.Load(),
+		CacheHits:      h.store.cache.hits.Load(),
+		CacheMisses:    h.store.cache.miss.Load(),
+		CacheEvictions: h.store.cache.evictions.Load(),
+		CacheBytes:     h.store.cache.held(),
+		Compressions:   h.variants.compressions.Load(),
+		Encoded:        h.variants.encoded.Load(),
 	}
 }
 
 type stats struct {
 	requests                   atomic.Uint64
-	compressions, encoded      atomic.Uint64
 	memory, zeroCopy, fallback pathCounter
 }
 

@@ -17,6 +17,9 @@ type response struct {
 	// transformed: an outer handler set Content-Encoding and will encode
 	// what jaws writes, so it must see the bytes (no zero-copy).
 	transformed bool
+	// zeroCopy: the response goes zero-copy if it can, from the target's
+	// shared descriptor.
+	zeroCopy bool
 }
 
 // planResponse turns a Range header (already cleared by If-Range when it
@@ -41,42 +44,28 @@ type bodySource interface {
 	writeSpan(w io.Writer, s span) (int64, error)
 }
 
-// send writes the status line and body of resp, choosing the transfer path:
+// send writes the status line and body of resp on the path chosen for it:
 // a body in memory goes out in one write (net/http buffers the header with
 // it); a large file on a plain HTTP/1.x connection goes zero-copy; anything
-// else through the portable fallback.
+// else through the portable fallback, from the descriptor the target holds.
 func (h *Handler) send(w http.ResponseWriter, r *http.Request, t *target, resp *response) {
 	e := t.e
 	if e.body != nil {
 		h.stats.memory.add(writeResponse(w, r, e, resp))
 		return
 	}
-	if t.sf != nil && !resp.transformed && h.zeroCopySize(resp.length) && h.zeroCopyCandidate(w, r) {
-		if h.zeroCopy(w, r, t.sf, resp) {
-			return
-		}
+	if resp.zeroCopy && t.sf != nil && h.zeroCopy(w, r, t.sf, resp) {
+		return
 	}
-	var src bodySource
+	var src bodySource = e // HEAD: never read
 	switch {
 	case r.Method == http.MethodHead:
-		src = e // never read
 	case t.f != nil:
-		src = fileSource{t.f}
+		src = fileBody(t.f)
 	default:
-		// Zero-copy was possible but not chosen: a descriptor of the
-		// request's own lets net/http use sendfile; failing that, the
-		// shared one at explicit offsets.
-		f, err := h.ownFile(e)
-		switch {
-		case err == nil:
-			defer f.Close()
-			src = fileSource{f}
-		case t.sf != nil:
-			src = sectionSource{t.sf.f}
-		default:
-			h.fail(w, err)
-			return
-		}
+		// Zero-copy was chosen but could not run: the shared descriptor,
+		// at explicit offsets.
+		src = sectionSource{t.sf.f}
 	}
 	h.stats.fallback.add(writeResponse(w, r, src, resp))
 }

@@ -418,7 +418,7 @@ func countGoroutines() int {
 // cache alone, once requests that just ended have released theirs (they do
 // so right after their transfer is counted out).
 func onlyCacheRef(h *Handler, name string) bool {
-	e := h.cache.get(name)
+	e := h.store.cache.get(name)
 	if e == nil || e.sf == nil {
 		return false
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -61,9 +62,18 @@ func text(n int) []byte {
 
 // handler returns a new jaws.Handler over the fixture, closed when the test
 // ends. Each has its own counters.
+//
+// With JAWS_TEST_SOURCE=dirfs it is made by jaws.NewFS over os.DirFS of the
+// fixture, so the same tests prove NewFS behaves as New does.
 func (f *fixture) handler(t testing.TB, opts jaws.Options) *jaws.Handler {
 	t.Helper()
-	h, err := jaws.New(f.Root, opts)
+	var h *jaws.Handler
+	var err error
+	if os.Getenv("JAWS_TEST_SOURCE") == "dirfs" {
+		h, err = jaws.NewFS(os.DirFS(f.Root), opts)
+	} else {
+		h, err = jaws.New(f.Root, opts)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

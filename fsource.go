@@ -1,0 +1,103 @@
+package jaws
+
+import (
+	"embed"
+	"io/fs"
+	"reflect"
+	"unsafe"
+)
+
+// fsSource is an fs.FS: an embed.FS, os.DirFS, os.Root.FS(), fstest.MapFS,
+// a zip archive, an overlay. Containment is the FS's own: os.DirFS follows
+// symlinks out of its directory, which is why New, not NewFS(os.DirFS(dir)),
+// is the safe way to serve a directory.
+type fsSource struct {
+	fsys  fs.FS
+	fixed bool // an embed.FS, or a sub-tree of one: nothing ever changes
+}
+
+func newFSSource(fsys fs.FS) *fsSource {
+	s := &fsSource{fsys: fsys}
+	switch fsys.(type) {
+	case embed.FS, *embed.FS:
+		s.fixed = true
+	default:
+		// fs.Sub of an embed.FS, the usual way to serve an embedded
+		// directory: its files are the embed.FS's.
+		info, err := fs.Stat(fsys, ".")
+		s.fixed = err == nil && isEmbedded(info)
+	}
+	return s
+}
+
+func (s *fsSource) open(name string) (fs.File, fs.FileInfo, error) {
+	if testHookOpen != nil {
+		testHookOpen(name)
+	}
+	if !s.fixed {
+		// Opening a FIFO blocks until a writer comes, and an fs.FS takes no
+		// O_NONBLOCK: look before opening. (A FIFO swapped in between
+		// would still block; writers of the tree are trusted.)
+		info, err := fs.Stat(s.fsys, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !servable(info) {
+			return nil, nil, errNotRegular
+		}
+	}
+	f, err := s.fsys.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !servable(info) {
+		f.Close()
+		return nil, nil, errNotRegular
+	}
+	return f, info, nil
+}
+
+func (s *fsSource) stat(name string) (fs.FileInfo, error) { return fs.Stat(s.fsys, name) }
+
+func (s *fsSource) unchanged(string, version) (same, handled bool) { return false, false }
+
+func (s *fsSource) immutable() bool { return s.fixed }
+
+func (s *fsSource) close() error { return nil }
+
+// isEmbedded reports whether info describes a file of an embed.FS, whose
+// FileInfo is the file itself (embed's unexported type file).
+func isEmbedded(info fs.FileInfo) bool {
+	t := reflect.TypeOf(info)
+	return t != nil && t.Kind() == reflect.Pointer &&
+		t.Elem().PkgPath() == "embed" && t.Elem().Name() == "file"
+}
+
+// embeddedBytes returns the bytes of an embedded file as they sit in the
+// program's read-only data, without copying them: the memory path serves
+// them as they are. ok is false when info is not an embedded file, or its
+// layout is not the one the compiler writes (name, data string, hash; see
+// cmd/compile's WriteEmbed): the caller then reads a copy. The bytes must
+// never be written to.
+func embeddedBytes(info fs.FileInfo) (b []byte, ok bool) {
+	if !isEmbedded(info) {
+		return nil, false
+	}
+	data := reflect.ValueOf(info).Elem().FieldByName("data")
+	if !data.IsValid() || data.Kind() != reflect.String {
+		return nil, false
+	}
+	s := data.String()
+	if int64(len(s)) != info.Size() {
+		return nil, false
+	}
+	if len(s) == 0 {
+		return []byte{}, true // non-nil: a body in memory
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s)), true
+}

@@ -1,0 +1,172 @@
+package jaws
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"io/fs"
+	"net/http"
+	"path"
+	"strings"
+)
+
+// hashLen is the hex digits of a hashed name: 64 bits of the SHA-256 of the
+// file's bytes, so two versions of one file collide with a chance of one in
+// 2^64.
+const hashLen = 16
+
+// HashName returns name with a hash of the file's current content inserted
+// before its extension, in the same directory: "js/app.js" becomes
+// "js/app.0123456789abcdef.js", "LICENSE" becomes "LICENSE.0123456789abcdef".
+// It is for templates that link to assets:
+//
+//	<script src="/static/{{asset "js/app.js"}}"></script>
+//
+// A request for the hashed name serves the file, as long as the hash is
+// that of its current bytes, with "Cache-Control: public, max-age=31536000,
+// immutable" (unless an outer handler set a Cache-Control): the name
+// changes whenever the content does, so caches may keep it for a year.
+// middleware.Fingerprinted recognises such names. A request with another
+// hash, an old page asking after a deploy, gets 404: a redirect would hand
+// it bytes other than the ones its name promises, under a name that may be
+// cached as immutable; a 404 fails visibly and is cached by no one for long.
+// A file whose own name has that shape (a bundler's output) is served as
+// the file it is.
+//
+// name is slash-separated and relative to the root, with or without a
+// leading slash. Missing names, directories, hidden names (unless
+// ServeDotFiles), special files and names that are not canonical or would
+// leave the root are errors.
+//
+// The hash of a file served from memory, or with a digest sibling, is known
+// already; that of a larger file is computed by reading it once per version
+// (here, or on the first request for its hashed name), which is why
+// hashed names suit assets, not media.
+func (h *Handler) HashName(name string) (string, error) {
+	e, err := h.hashTarget(name)
+	if err != nil {
+		return "", &fs.PathError{Op: "hashname", Path: name, Err: err}
+	}
+	sum, err := h.store.hash(e)
+	if err != nil {
+		return "", &fs.PathError{Op: "hashname", Path: name, Err: err}
+	}
+	return hashedName(e.file, sum), nil
+}
+
+// hashTarget resolves the file HashName is asked about.
+func (h *Handler) hashTarget(name string) (*entry, error) {
+	clean, ok := cleanName("/"+strings.TrimPrefix(name, "/"), h.opts.ServeDotFiles)
+	if !ok || clean == "." || strings.HasSuffix(name, "/") {
+		return nil, fs.ErrInvalid
+	}
+	t, err := h.store.resolve(clean)
+	if err != nil {
+		if errorStatus(err) == http.StatusNotFound {
+			return nil, fs.ErrNotExist
+		}
+		return nil, err
+	}
+	defer t.close()
+	if t.isDir() {
+		return nil, errIsDir
+	}
+	return t.e, nil
+}
+
+var errIsDir = errors.New("is a directory")
+
+// hashedName inserts the first hashLen hex digits of sum into file's base
+// name, before its extension.
+func hashedName(file string, sum *[sha256.Size]byte) string {
+	ext := path.Ext(file)
+	if ext == path.Base(file) {
+		ext = "" // a name that is all extension (".bashrc") has none
+	}
+	return file[:len(file)-len(ext)] + "." + hex.EncodeToString(sum[:hashLen/2]) + ext
+}
+
+// hashedCandidate is one way to read a name as hashedName's output.
+type hashedCandidate struct{ orig, hash string }
+
+// splitHashedName undoes hashedName. A name can read two ways
+// ("x.<hash>.<hex>" is x.<hex> hashed, or x.<hash> with the extension
+// <hex>... hashed), so it returns up to two candidates, the usual one first.
+func splitHashedName(name string) []hashedCandidate {
+	dir, base := path.Split(name)
+	var cs []hashedCandidate
+	ext := path.Ext(base)
+	rest := base[:len(base)-len(ext)]
+	if h := path.Ext(rest); len(h) > 1 && len(rest) > len(h) && isLowerHex(h[1:]) {
+		cs = append(cs, hashedCandidate{dir + rest[:len(rest)-len(h)] + ext, h[1:]}) // app.<hash>.js
+	}
+	if len(ext) > 1 && len(base) > len(ext) && isLowerHex(ext[1:]) {
+		cs = append(cs, hashedCandidate{dir + rest, ext[1:]}) // LICENSE.<hash>
+	}
+	return cs
+}
+
+func isLowerHex(s string) bool {
+	if len(s) != hashLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveHashed resolves a hashed name (see HashName) that names no file
+// of its own: the target of the file without the hash, if that hash is its
+// content's.
+func (h *Handler) resolveHashed(name string) (target, bool) {
+	for _, c := range splitHashedName(name) {
+		t, err := h.store.resolve(c.orig)
+		if err != nil {
+			continue
+		}
+		if !t.isDir() {
+			if sum, err := h.store.hash(t.e); err == nil && hex.EncodeToString(sum[:hashLen/2]) == c.hash {
+				return t, true
+			}
+		}
+		t.close()
+	}
+	return target{}, false
+}
+
+var hdrImmutable = []string{"public, max-age=31536000, immutable"}
+
+// hash returns the SHA-256 of e's bytes: known for files in memory and
+// those with a digest sibling, else read once per version of the file and
+// kept in its entry.
+func (s *store) hash(e *entry) (*[sha256.Size]byte, error) {
+	if sum := e.sum.Load(); sum != nil {
+		return sum, nil
+	}
+	e.hashing.Lock()
+	defer e.hashing.Unlock()
+	if sum := e.sum.Load(); sum != nil {
+		return sum, nil // hashed while this call waited
+	}
+	f, err := s.openVersion(e)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	d := sha256.New()
+	n, err := io.Copy(d, f)
+	if err != nil {
+		return nil, err
+	}
+	if n != e.info.Size() {
+		return nil, errChanged
+	}
+	var sum [sha256.Size]byte
+	d.Sum(sum[:0])
+	e.sum.Store(&sum)
+	return &sum, nil
+}

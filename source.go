@@ -1,0 +1,84 @@
+package jaws
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+)
+
+// source is where a store's files come from: a directory opened with
+// os.Root (New), or an fs.FS (NewFS). Names are fs.ValidPath names,
+// cleaned by the Handler.
+type source interface {
+	// open opens name if it is a regular file or a directory, and never
+	// blocks on a special file.
+	open(name string) (fs.File, fs.FileInfo, error)
+	// stat returns the metadata of name, a file open would open.
+	stat(name string) (fs.FileInfo, error)
+	// unchanged reports whether name still is version v, more cheaply than
+	// stat; handled is false when it cannot tell.
+	unchanged(name string, v version) (same, handled bool)
+	// immutable reports that no file of the source ever changes, so an
+	// entry, once built, is never checked again (an embed.FS).
+	immutable() bool
+	close() error
+}
+
+// dirSource is a directory: names resolve through os.Root, so nothing
+// outside it is ever opened, and hits are confirmed by statDir.
+type dirSource struct {
+	root    *os.Root
+	statDir statDir
+}
+
+func openDirSource(dir string) (*dirSource, error) {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &dirSource{root: r, statDir: openStatDir(dir)}, nil
+}
+
+func (d *dirSource) open(name string) (fs.File, fs.FileInfo, error) {
+	if testHookOpen != nil {
+		testHookOpen(name)
+	}
+	f, err := d.root.OpenFile(name, openFlags, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !servable(info) {
+		f.Close()
+		return nil, nil, errNotRegular
+	}
+	return f, info, nil
+}
+
+func (d *dirSource) stat(name string) (fs.FileInfo, error) { return d.root.Stat(name) }
+
+func (d *dirSource) unchanged(name string, v version) (same, handled bool) {
+	return d.statDir.unchanged(name, v)
+}
+
+func (d *dirSource) immutable() bool { return false }
+
+func (d *dirSource) close() error {
+	d.statDir.close()
+	return d.root.Close()
+}
+
+// servable reports whether info is of a file jaws serves or a directory it
+// looks into: FIFOs, sockets and devices are neither.
+func servable(info fs.FileInfo) bool {
+	return info.Mode().IsRegular() || info.IsDir()
+}
+
+// testHookOpen, when set by a test, sees every file a source opens.
+var testHookOpen func(name string)
+
+var errNotRegular = errors.New("jaws: not a regular file")

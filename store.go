@@ -1,0 +1,263 @@
+package jaws
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"log"
+	"path"
+	"sync"
+)
+
+// store is the file layer: it resolves a request name to a file of its
+// source (the index page for a directory), keeps entries in the cache,
+// confirms them fresh, and hands out the descriptors transfers read. It
+// knows nothing of HTTP. The layer above says, once, when the store is
+// made, how to complete a new file entry (describe: its content codings).
+//
+// Entries of a source whose files never change (an embed.FS) live in fixed,
+// built once and never checked or evicted: there are as many as the program
+// embeds files, and their bodies are the embedded bytes themselves.
+type store struct {
+	src      source
+	cache    *cache
+	describe func(e *entry, name string)
+	log      *log.Logger
+	fixed    sync.Map // name -> *entry, for an immutable source
+}
+
+func newStore(src source, c *cache, logger *log.Logger) *store {
+	return &store{src: src, cache: c, describe: func(*entry, string) {}, log: logger}
+}
+
+func (s *store) close() error {
+	s.cache.close() // first: no request finds an entry to confirm any more
+	return s.src.close()
+}
+
+// target is what a request name resolved to: a file entry, or a directory
+// without an index page, with the descriptors the request holds.
+type target struct {
+	e   *entry      // nil for a directory without index page
+	f   fs.File     // a descriptor of this request's own; the directory when e is nil
+	sf  *sharedFile // a reference to the entry's shared descriptor
+	dir bool        // e is nil: f is a directory
+}
+
+func (t *target) isDir() bool { return t.e == nil || t.e.dirIndex }
+
+func (t *target) close() {
+	if t.f != nil {
+		t.f.Close()
+	}
+	if t.sf != nil {
+		t.sf.release()
+	}
+}
+
+// resolve finds what name refers to now. A cached entry is used only once
+// confirmed against the source (see confirm).
+func (s *store) resolve(name string) (target, error) {
+	if t, ok := s.cached(name, ""); ok {
+		return t, nil
+	}
+	f, info, err := s.src.open(name)
+	if err != nil {
+		return target{}, err
+	}
+	file, dirIndex := name, false
+	if info.IsDir() {
+		index := path.Join(name, indexPage)
+		fi, iinfo, err := s.src.open(index)
+		if err != nil || iinfo.IsDir() {
+			if err == nil {
+				fi.Close()
+			}
+			return target{f: f, dir: true}, nil
+		}
+		f.Close()
+		f, info, file, dirIndex = fi, iinfo, index, true
+	}
+	return s.build(name, file, dirIndex, f, info, func(e *entry) { s.describe(e, name) })
+}
+
+// sibling resolves the file next to orig that holds it in coding c, cached
+// under key. The key may hold orig compressed before the sibling appeared;
+// the sibling, made at build time, replaces it.
+func (s *store) sibling(key string, orig *entry, c coding) (target, error) {
+	file := orig.file + codingExts[c]
+	if t, ok := s.cached(key, file); ok {
+		return t, nil
+	}
+	f, info, err := s.src.open(file)
+	if err != nil {
+		return target{}, err
+	}
+	if info.IsDir() || info.ModTime().Before(orig.info.ModTime()) {
+		f.Close()
+		return target{}, errNotRegular
+	}
+	return s.build(key, file, false, f, info, func(v *entry) { v.setCoding(c, orig) })
+}
+
+// cached returns the entry cached under key as a target, once confirmed
+// against the source, and counts the lookup. An entry that is stale, or not
+// of file when file is given, is dropped.
+func (s *store) cached(key, file string) (target, bool) {
+	if v, ok := s.fixed.Load(key); ok {
+		s.cache.hits.Add(1)
+		return target{e: v.(*entry)}, true
+	}
+	if e := s.cache.get(key); e != nil {
+		if (file == "" || e.file == file) && s.confirm(e) {
+			s.cache.hits.Add(1)
+			return target{e: e}, true
+		}
+		s.cache.drop(key)
+	}
+	s.cache.miss.Add(1)
+	return target{}, false
+}
+
+// confirm checks a cached entry against the file it describes: by one stat
+// (fstatat through a directory descriptor, for a directory), skipped within
+// Options.Revalidate.
+func (s *store) confirm(e *entry) bool {
+	now := s.cache.now()
+	if s.cache.trusted(e, now) {
+		return true
+	}
+	same, handled := s.src.unchanged(e.file, e.ver)
+	if !handled {
+		info, err := s.src.stat(e.file)
+		same = err == nil && e.matches(info)
+	}
+	if same {
+		e.checked.Store(now)
+	}
+	return same
+}
+
+// build makes the entry for the open file f, caches it under key and
+// returns it as the request's target; finish completes a new entry before
+// it is cached. f is the target's or closed.
+func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileInfo, finish func(*entry)) (target, error) {
+	fixed := s.src.immutable()
+	put := putAsync
+	if fixed {
+		put = putNone // kept in s.fixed instead
+	}
+	e, err := s.cache.build(key, info, put, func() (*entry, error) {
+		e, err := newEntry(file, dirIndex, f, info, s.cache.maxBody)
+		if err != nil {
+			return nil, err
+		}
+		if e.body == nil {
+			s.findDigest(e)
+		}
+		finish(e)
+		e.setHeaders()
+		return e, nil
+	})
+	if err != nil {
+		f.Close()
+		return target{}, err
+	}
+	if fixed {
+		if v, loaded := s.fixed.LoadOrStore(key, e); loaded {
+			e = v.(*entry)
+		}
+	}
+	if e.sf != nil && e.sf.f == f {
+		// This request built the entry, which now owns f. The cache's
+		// reference is not released yet, so acquire cannot fail.
+		e.sf.acquire()
+		return target{e: e, sf: e.sf}, nil
+	}
+	f.Close()
+	return target{e: e}, nil
+}
+
+// acquire gives t the descriptor its transfer reads: a reference to the
+// entry's shared descriptor for zero-copy (shared), where there is one, else
+// a descriptor of its own, opened and checked to be the entry's version.
+func (s *store) acquire(t *target, shared bool) error {
+	e := t.e
+	if shared && t.sf == nil && e.sf != nil && e.sf.acquire() {
+		t.sf = e.sf
+	}
+	if shared && t.sf != nil || t.f != nil {
+		return nil
+	}
+	f, err := s.openVersion(e)
+	if err != nil {
+		return err
+	}
+	t.f = f
+	return nil
+}
+
+// openVersion opens the entry's file, checking it is the entry's version.
+func (s *store) openVersion(e *entry) (fs.File, error) {
+	f, info, err := s.src.open(e.file)
+	if err != nil {
+		return nil, err
+	}
+	if !e.matches(info) {
+		f.Close()
+		return nil, errChanged
+	}
+	return f, nil
+}
+
+// readAll reads the whole of e's file, checking it is still that version.
+func (s *store) readAll(e *entry) ([]byte, error) {
+	if e.body != nil {
+		return e.body, nil
+	}
+	f, err := s.openVersion(e)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, e.info.Size())
+	n, err := readHead(f, b)
+	if err == nil && n < len(b) {
+		err = errChanged
+	}
+	return b, err
+}
+
+var errChanged = errors.New("jaws: file changed while being served")
+
+// findDigest gives an entry sent from disk its content ETag from a digest
+// sibling, when there is a current one. Said once per version of the file:
+// a deploy that wrote a sibling before its file, or a wrong one, should hear
+// of it.
+func (s *store) findDigest(e *entry) {
+	sum, ok, stale := digestSibling(s.src, e.file, e.info)
+	switch {
+	case ok:
+		e.setDigest(&sum)
+	case stale:
+		s.log.Printf("jaws: ignoring %s: older than %s or not its sha256sum line",
+			e.file+digestExt, e.file)
+	}
+}
+
+// readHead reads len(p) bytes from the start of a freshly opened f, or
+// fewer at its end: at an offset where f can, else by reading it.
+func readHead(f fs.File, p []byte) (int, error) {
+	if ra, ok := f.(io.ReaderAt); ok {
+		n, err := ra.ReadAt(p, 0)
+		if err == io.EOF {
+			err = nil
+		}
+		return n, err
+	}
+	n, err := io.ReadFull(f, p)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	return n, err
+}
