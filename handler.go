@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -287,6 +288,34 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next http.Handle
 		localRedirect(w, r, "./")
 		return
 	}
+	h.serveName(w, r, next, name, true)
+}
+
+// ServeFile serves the file name, relative to the root whatever r.URL.Path
+// says, as ServeHTTP serves a request for it: methods, preconditions,
+// ranges, compression, the transfer paths, the 404 of Options.NotFound for a
+// missing, hidden, escaping or special file. It is http.ServeFile for an
+// application's own routes: a download behind an authorization check, a
+// favicon from elsewhere in the tree. name is slash-separated, with or
+// without a leading slash; a directory is served by its index.html. Unlike
+// http.ServeFile it redirects nothing: name is not the URL.
+func (h *Handler) ServeFile(w http.ResponseWriter, r *http.Request, name string) {
+	h.stats.requests.Add(1)
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.methodNotAllowed(w, r, nil)
+		return
+	}
+	clean, ok := cleanName("/"+strings.TrimPrefix(name, "/"), h.opts.ServeDotFiles)
+	if !ok {
+		h.notFound(w, r, nil)
+		return
+	}
+	h.serveName(w, r, nil, clean, false)
+}
+
+// serveName serves the cleaned name; redirects says whether the URL is the
+// name's, to be made canonical by a redirect.
+func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Handler, name string, redirects bool) {
 	t, err := h.store.resolve(name)
 	if err != nil {
 		if errorStatus(err) != http.StatusNotFound {
@@ -305,11 +334,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next http.Handle
 		}
 	}
 	defer t.close()
-	if t.dir && !h.opts.DirectoryListing {
+	if t.dir && (!h.opts.DirectoryListing || !redirects) {
 		h.notFound(w, r, next)
 		return
 	}
-	if loc := redirectFor(r.URL.Path, t.isDir()); loc != "" {
+	if loc := redirectFor(r.URL.Path, t.isDir()); redirects && loc != "" {
 		localRedirect(w, r, loc)
 		return
 	}
@@ -375,8 +404,19 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, 
 	if lastMod != nil {
 		hdr["Last-Modified"] = lastMod
 	}
-	hdr["Etag"] = e.hdrETag
-	status, useRange := evalPreconditions(r.Method, r.Header, e.etag, mod)
+	// An ETag set by an outer handler is the one preconditions compare
+	// with, as in http.ServeContent: how an application pins validators
+	// to a release.
+	etag := e.etag
+	if v, ok := hdr["Etag"]; ok {
+		etag = ""
+		if len(v) > 0 {
+			etag = v[0]
+		}
+	} else {
+		hdr["Etag"] = e.hdrETag
+	}
+	status, useRange := evalPreconditions(r.Method, r.Header, etag, mod)
 	switch status {
 	case http.StatusNotModified:
 		writeNotModified(w)
@@ -415,7 +455,7 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, 
 	resp := planResponse(rangeHdr, size, ctype, maxRanges)
 	if resp.status == http.StatusRequestedRangeNotSatisfiable {
 		hdr.Set("Content-Range", unsatisfiedRange(size))
-		h.serveError(w, resp.status)
+		h.serveErrorText(w, resp.status, resp.reason)
 		return
 	}
 	hdr["Accept-Ranges"] = hdrAcceptRanges
@@ -542,10 +582,15 @@ func dropSuccessHeaders(hdr http.Header) {
 // serveError writes a plain-text error, dropping the validators and caching
 // headers meant for a successful response, as net/http does since Go 1.23.
 func (h *Handler) serveError(w http.ResponseWriter, code int) {
-	dropSuccessHeaders(w.Header())
 	text := strconv.Itoa(code) + " " + http.StatusText(code)
 	if code == http.StatusNotFound {
 		text = "404 page not found" // http.FileServer's wording
 	}
+	h.serveErrorText(w, code, text)
+}
+
+// serveErrorText is serveError with the body's text given.
+func (h *Handler) serveErrorText(w http.ResponseWriter, code int, text string) {
+	dropSuccessHeaders(w.Header())
 	http.Error(w, text, code)
 }

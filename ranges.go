@@ -33,7 +33,8 @@ type rangeVerdict int
 const (
 	rangeNone          rangeVerdict = iota // no usable Range: 200 with the whole file
 	rangePartial                           // 206 with the returned spans
-	rangeUnsatisfiable                     // 416
+	rangeUnsatisfiable                     // 416: no range overlaps the representation
+	rangeMalformed                         // 416: a range-spec is not one
 )
 
 // coalesceGap is the gap below which two requested ranges are merged. RFC
@@ -53,7 +54,8 @@ const coalesceGap = 256
 // bounds the work and the answer: more than maxRanges ranges, or a multipart
 // answer that would be much larger than the file, make it serve the whole file
 // instead (CVE-2011-3192). Malformed byte ranges are answered with 416, as
-// net/http and nginx do.
+// net/http and nginx do; a range set with no range at all ("bytes=") is
+// ignored, as net/http does.
 func parseRange(s string, size int64, maxRanges int) ([]span, rangeVerdict) {
 	if s == "" || maxRanges < 0 {
 		return nil, rangeNone
@@ -74,14 +76,16 @@ func parseRange(s string, size int64, maxRanges int) ([]span, rangeVerdict) {
 		}
 		sp, satisfiable, valid := parseRangeSpec(spec, size)
 		if !valid {
-			return nil, rangeUnsatisfiable
+			return nil, rangeMalformed
 		}
 		if satisfiable {
 			spans = append(spans, sp)
 		}
 	}
 	if count == 0 {
-		return nil, rangeUnsatisfiable // "bytes=" or "bytes= , ": no range-spec at all
+		// "bytes=" or "bytes= , ": no range-spec at all, which net/http
+		// ignores (200); §14.2 lets a server ignore an invalid Range.
+		return nil, rangeNone
 	}
 	if size == 0 {
 		// Every range of an empty file is unsatisfiable (§14.1.1), but some

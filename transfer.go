@@ -10,6 +10,7 @@ import (
 // status, body length and the file bytes to send, nothing left to decide.
 type response struct {
 	status int
+	reason string           // a 416's body, in net/http's words
 	length int64            // Content-Length of the body
 	part   span             // the file bytes, when they are one part
 	mp     *multipartLayout // several parts: multipart/byteranges
@@ -28,7 +29,9 @@ func planResponse(rangeHdr string, size int64, ctype string, maxRanges int) resp
 	spans, v := parseRange(rangeHdr, size, maxRanges)
 	switch {
 	case v == rangeUnsatisfiable:
-		return response{status: http.StatusRequestedRangeNotSatisfiable}
+		return response{status: http.StatusRequestedRangeNotSatisfiable, reason: errNoOverlap}
+	case v == rangeMalformed:
+		return response{status: http.StatusRequestedRangeNotSatisfiable, reason: errInvalidRange}
 	case v == rangeNone:
 		return response{status: http.StatusOK, length: size, part: span{0, size}}
 	case len(spans) == 1:
@@ -37,6 +40,13 @@ func planResponse(rangeHdr string, size int64, ctype string, maxRanges int) resp
 	mp := layoutMultipart(spans, ctype, size)
 	return response{status: http.StatusPartialContent, length: mp.length, mp: &mp}
 }
+
+// The bodies of a 416, as net/http writes them: clients and tests match
+// on them.
+const (
+	errNoOverlap    = "invalid range: failed to overlap"
+	errInvalidRange = "invalid range"
+)
 
 // bodySource is where the bytes of a span come from: the entry's body in
 // memory, or the open file.
