@@ -168,7 +168,7 @@ const (
 // Handler serves the files under one directory. Create it with New; it is
 // safe for concurrent use.
 type Handler struct {
-	root      *os.Root
+	root      *linkRoot
 	statDir   statDir
 	opts      Options
 	cache     *cache
@@ -183,7 +183,9 @@ type Handler struct {
 
 // New returns a Handler serving the directory root. No file outside root is
 // ever served: names are resolved through os.Root, so "..", symlinks leaving
-// the root and similar escapes fail.
+// the root and similar escapes fail. Symbolic links inside the root are
+// followed, absolute ones too when their target lies under root's real path
+// (symlinks resolved here, once).
 func New(root string, opts Options) (*Handler, error) {
 	opts = opts.withDefaults()
 	encodings, err := parseEncodings(opts.Compression.Encodings)
@@ -197,7 +199,7 @@ func New(root string, opts Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := os.OpenRoot(root)
+	r, err := openLinkRoot(root)
 	if err != nil {
 		c.close()
 		return nil, err

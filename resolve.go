@@ -102,11 +102,14 @@ func isIndexRequest(urlPath string) bool {
 // openRegular opens name under root without following it out of the root and
 // without blocking on FIFOs (see openFlags), and returns it with its
 // metadata if it is a regular file or a directory.
-func openRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
+func openRegular(root *linkRoot, name string) (*os.File, fs.FileInfo, error) {
 	if testHookOpen != nil {
 		testHookOpen(name)
 	}
 	f, err := root.OpenFile(name, openFlags, 0)
+	if err != nil && root.escaped(err) {
+		f, err = root.openLinked(name, openFlags) // absolute links inside the root (symlink.go)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -267,7 +270,7 @@ func (h *Handler) confirm(e *entry, need fdNeed) (target, bool) {
 	if !h.cache.trusted(e, now) {
 		same, handled := h.statDir.unchanged(e.file, e.ver)
 		if !handled {
-			info, err := h.root.Stat(e.file)
+			info, err := h.root.stat(e.file)
 			same = err == nil && e.matches(info)
 		}
 		if !same {
