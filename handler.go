@@ -180,7 +180,9 @@ type Handler struct {
 
 // New returns a Handler serving the directory root. No file outside root is
 // ever served: names are resolved through os.Root, so "..", symlinks leaving
-// the root and similar escapes fail.
+// the root and similar escapes fail. Symbolic links inside the root are
+// followed, absolute ones too when their target lies under root's real path
+// (symlinks resolved here, once).
 func New(root string, opts Options) (*Handler, error) {
 	return newHandler(opts, func() (source, error) { return openDirSource(root) })
 }

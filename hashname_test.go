@@ -151,9 +151,12 @@ func TestHashNameErrors(t *testing.T) {
 		{"/", fs.ErrInvalid},
 		{"d", nil},
 		{"d/", fs.ErrInvalid},
-		{"out", fs.ErrNotExist},
 		{"a.txt\x00", fs.ErrInvalid},
+		{"out", fs.ErrNotExist}, // a link out of the root
 	} {
+		if c.name == "out" && fsSource {
+			continue // os.DirFS follows links out of its directory
+		}
 		got, err := h.HashName(c.name)
 		if err == nil {
 			t.Errorf("HashName(%q) = %q, want an error", c.name, got)

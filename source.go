@@ -3,7 +3,6 @@ package jaws
 import (
 	"errors"
 	"io/fs"
-	"os"
 )
 
 // source is where a store's files come from: a directory opened with
@@ -27,12 +26,12 @@ type source interface {
 // dirSource is a directory: names resolve through os.Root, so nothing
 // outside it is ever opened, and hits are confirmed by statDir.
 type dirSource struct {
-	root    *os.Root
+	root    *linkRoot
 	statDir statDir
 }
 
 func openDirSource(dir string) (*dirSource, error) {
-	r, err := os.OpenRoot(dir)
+	r, err := openLinkRoot(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -44,6 +43,9 @@ func (d *dirSource) open(name string) (fs.File, fs.FileInfo, error) {
 		testHookOpen(name)
 	}
 	f, err := d.root.OpenFile(name, openFlags, 0)
+	if err != nil && d.root.escaped(err) {
+		f, err = d.root.openLinked(name, openFlags) // absolute links inside the root (symlink.go)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -59,7 +61,7 @@ func (d *dirSource) open(name string) (fs.File, fs.FileInfo, error) {
 	return f, info, nil
 }
 
-func (d *dirSource) stat(name string) (fs.FileInfo, error) { return d.root.Stat(name) }
+func (d *dirSource) stat(name string) (fs.FileInfo, error) { return d.root.stat(name) }
 
 func (d *dirSource) unchanged(name string, v version) (same, handled bool) {
 	return d.statDir.unchanged(name, v)

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // TestBrowser loads the example app in a real, headless Chromium and drives
 // it over the DevTools protocol: the single-page app renders with every
@@ -6,12 +6,14 @@ package main
 // work both by pushState and on a fresh load, and a video served by jaws
 // plays and seeks, with the Range requests Chromium's media stack sends
 // answered 206, as the network events and the server's request log show.
+// The example runs as a user runs it, in a process of its own (see
+// startExample).
 //
 // It needs Chromium (Debian's chromium package; JAWS_CHROMIUM names another
 // binary). Without it the test skips, except in CI (CI=true), where it
-// fails. To refresh the screenshot in docs/:
+// fails. To refresh the screenshot in docs/ (from this directory):
 //
-//	go test ./example -run TestBrowser -screenshot ../docs/screenshot.png
+//	go test -run TestBrowser -screenshot ../docs/screenshot.png
 
 import (
 	"bytes"
@@ -20,8 +22,6 @@ import (
 	"fmt"
 	"image/png"
 	"io/fs"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -35,7 +35,6 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-	"github.com/go-chi/chi/v5/middleware"
 
 	jawsmw "github.com/jaws-go/jaws/middleware"
 )
@@ -197,49 +196,6 @@ func pathOf(base, u string) string {
 	return p.Path
 }
 
-// served records the requests the server answered, in the order they ended.
-type served struct {
-	mu   sync.Mutex
-	reqs []servedRequest
-}
-
-type servedRequest struct {
-	method, path              string
-	rng, ifRange, ifNoneMatch string
-	status                    int
-	contentRange              string
-	bytes                     int
-}
-
-// record is middleware that records each request with chi's writer wrapper,
-// which keeps the writer's optional interfaces (Hijack, ReadFrom, Flush),
-// so jaws's transfer paths apply as they would without it.
-func (s *served) record(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
-		next.ServeHTTP(ww, r)
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.reqs = append(s.reqs, servedRequest{
-			method: r.Method, path: r.URL.Path,
-			rng: r.Header.Get("Range"), ifRange: r.Header.Get("If-Range"), ifNoneMatch: r.Header.Get("If-None-Match"),
-			status: ww.Status(), contentRange: ww.Header().Get("Content-Range"), bytes: ww.BytesWritten(),
-		})
-	})
-}
-
-func (s *served) requests(path string) []servedRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []servedRequest
-	for _, r := range s.reqs {
-		if r.path == path {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 func TestBrowser(t *testing.T) {
 	exe := chromiumPath()
 	if exe == "" {
@@ -248,32 +204,15 @@ func TestBrowser(t *testing.T) {
 		}
 		t.Skip("no Chromium found (install Debian's chromium package or set JAWS_CHROMIUM)")
 	}
-	// The app as run builds it, with a recorder of what the server saw in
-	// front.
-	dir, err := copySite()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	h, err := newHandler(dir, t.Output())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	app, err := newRouter(h, dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var served served
-	ts := httptest.NewServer(served.record(app))
-	t.Cleanup(ts.Close)
-	base := ts.URL
+	ex := startExample(t)
+	base := ex.url
 	script := appScript(t)
 	clip := siteFile(t, "video.webm")
 
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	ctx, cancel = chromedp.NewExecAllocator(ctx,
+	// Canceling the allocator's context ends the browser's process.
+	ctx, closeBrowser := chromedp.NewExecAllocator(ctx,
 		chromedp.ExecPath(exe),
 		chromedp.Flag("headless", true),
 		chromedp.Flag("no-sandbox", true),
@@ -288,7 +227,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(960, 640),
 	)
-	defer cancel()
+	defer closeBrowser()
 	ctx, cancel = chromedp.NewContext(ctx, chromedp.WithLogf(t.Logf))
 	defer cancel()
 	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
@@ -373,7 +312,7 @@ func TestBrowser(t *testing.T) {
 				if want, _ := expectCoding(t, name, "br"); want != "" && e.Encoded >= e.Decoded {
 					t.Errorf("resource timing: %s is %d bytes on the wire for %d decoded: not compressed", p, e.Encoded, e.Decoded)
 				}
-				if sib, err := site.ReadFile("site/" + name + ".br"); err == nil && e.Encoded != len(sib) {
+				if sib, err := fs.ReadFile(site, name+".br"); err == nil && e.Encoded != len(sib) {
 					t.Errorf("resource timing: %s is %d bytes on the wire, want the %d of site/%s.br", p, e.Encoded, len(sib), name)
 				}
 			}
@@ -499,16 +438,27 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("after the seek: %dx%d, readyState %d; want 320x180 and a frame", st.Width, st.Height, st.ReadyState)
 		}
 
-		// The browser's view: Range requests, answered 206.
+		// The browser's view: Range requests, answered 206, as sent and
+		// received on the wire. Chromium asks for media with Range and
+		// resumes with If-Range; a seek past what it has loaded is a Range
+		// request from the middle of the file.
 		var ranges []string
+		var seeks int
 		for _, x := range net.snapshot() {
 			if pathOf(base, x.url) != "/assets/video.webm" || x.status == 0 {
 				continue
 			}
 			rng, cr := get(x.sent, "Range"), get(x.header, "Content-Range")
-			ranges = append(ranges, fmt.Sprintf("%s -> %d %s", rng, x.status, cr))
-			if rng == "" || x.status != 206 || !strings.HasSuffix(cr, fmt.Sprintf("/%d", len(clip))) {
+			ranges = append(ranges, fmt.Sprintf("%s (If-Range %q, If-None-Match %q) -> %d %s",
+				rng, get(x.sent, "If-Range"), get(x.sent, "If-None-Match"), x.status, cr))
+			start := rangeStart(rng)
+			switch {
+			case start < 0 || x.status != 206 || !strings.HasSuffix(cr, fmt.Sprintf("/%d", len(clip))):
 				t.Errorf("video request with Range %q: %d, Content-Range %q; want a Range request answered 206", rng, x.status, cr)
+			case !strings.HasPrefix(cr, fmt.Sprintf("bytes %d-", start)):
+				t.Errorf("Range %q answered with Content-Range %q", rng, cr)
+			case start > 0:
+				seeks++
 			}
 			if enc := get(x.header, "Content-Encoding"); enc != "" {
 				t.Errorf("video sent with Content-Encoding %q", enc)
@@ -522,28 +472,6 @@ func TestBrowser(t *testing.T) {
 		}
 		t.Logf("video requests (browser): %q", ranges)
 
-		// The server's view: what the browser sent and what jaws answered.
-		// Chromium asks for media with Range; it resumes with If-Range and
-		// revalidates what its cache holds with If-None-Match, which a
-		// matching ETag answers 304. A seek past what it has loaded is a
-		// Range request from the middle of the file.
-		var seeks int
-		for _, r := range served.requests("/assets/video.webm") {
-			t.Logf("server: %s Range %q If-Range %q If-None-Match %q -> %d %q, %d bytes",
-				r.method, r.rng, r.ifRange, r.ifNoneMatch, r.status, r.contentRange, r.bytes)
-			start, _, _ := strings.Cut(strings.TrimPrefix(r.rng, "bytes="), "-")
-			switch {
-			case r.rng == "":
-				t.Errorf("a video request without Range: %d", r.status)
-			case r.status == 304 && r.ifNoneMatch != "":
-			case r.status != 206:
-				t.Errorf("Range %q answered %d, want 206", r.rng, r.status)
-			case !strings.HasPrefix(r.contentRange, "bytes "+start+"-"):
-				t.Errorf("Range %q answered with Content-Range %q", r.rng, r.contentRange)
-			case start != "0":
-				seeks++
-			}
-		}
 		if seeks == 0 {
 			t.Errorf("no Range request from the middle of the video: the seek was not served by a range")
 		}
@@ -568,6 +496,34 @@ func TestBrowser(t *testing.T) {
 		if x.failed != "" && !(x.canceled && x.kind == network.ResourceTypeMedia) {
 			t.Errorf("%s %s failed: %s", x.method, x.url, x.failed)
 		}
+	}
+
+	// The server's view, from its request log once the browser has quit
+	// and the server has shut down, so that every request is in it: each
+	// request for the video answered 206, or 304 when Chromium revalidates
+	// what its cache holds with If-None-Match. The shutdown itself is
+	// graceful: the example exits with status 0.
+	closeBrowser()
+	log, err := ex.stop()
+	if err != nil {
+		t.Errorf("the example's exit after SIGINT: %v", err)
+	}
+	var video int
+	for _, line := range log {
+		r, ok := parseRequest(line)
+		switch {
+		case !ok:
+			t.Logf("server: %s", line) // the handler's error log
+		case r.path != "/assets/video.webm":
+		case r.status != 206 && r.status != 304:
+			t.Errorf("server: %s %s answered %d, want 206 (304 for a revalidation)", r.method, r.path, r.status)
+		default:
+			video++
+			t.Logf("server: %s %s -> %d, %d bytes", r.method, r.path, r.status, r.bytes)
+		}
+	}
+	if video == 0 {
+		t.Errorf("the server logged no request for the video")
 	}
 }
 
@@ -612,23 +568,6 @@ func checkExchanges(t *testing.T, base string, xs []exchange) {
 		t.Logf("%s %s: %d %s, Content-Encoding %q (Accept-Encoding %q), Cache-Control %q",
 			x.method, p, x.status, get(x.header, "Content-Type"), enc, accept, get(x.header, "Cache-Control"))
 	}
-}
-
-// siteName is the file of the demo site the app answers the URL path p
-// with: the file itself, a directory's index.html, or index.html for a
-// client route; "" for the API and the counters.
-func siteName(p string) string {
-	if p == "/debug/jaws" || strings.HasPrefix(p, "/api/") {
-		return ""
-	}
-	name := strings.TrimPrefix(strings.TrimPrefix(p, "/assets"), "/")
-	if name == "" || strings.HasSuffix(name, "/") {
-		name += "index.html"
-	}
-	if _, err := fs.Stat(site, "site/"+name); err != nil {
-		return "index.html" // a client route
-	}
-	return name
 }
 
 // appScriptName finds the fingerprinted script among the requests.

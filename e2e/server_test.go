@@ -1,0 +1,142 @@
+package e2e
+
+import (
+	"bufio"
+	"errors"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// example is the example server running in a process of its own.
+type example struct {
+	url  string // base URL, without the trailing slash
+	stop func() (log []string, err error)
+}
+
+// startExample builds ../example as a user would (go build, in the jaws
+// module; with -race when the test has it) and runs it on a free port with its request log on (-log), as
+//
+//	go run ./example -addr 127.0.0.1:0 -log
+//
+// and returns once it prints the URL it serves on. stop sends it SIGINT,
+// waits for its graceful shutdown and returns what it wrote to stderr, one
+// line each: the request log (chi's, one line per request, written when the
+// request is done) and the handler's errors, if any. It also runs at cleanup.
+func startExample(t *testing.T) *example {
+	t.Helper()
+	exe := filepath.Join(t.TempDir(), "example")
+	if runtime.GOOS == "windows" {
+		exe += ".exe"
+	}
+	args := []string{"build", "-o", exe}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, ".")...)
+	build.Dir = filepath.Join("..", "example")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ../example: %v\n%s", err, out)
+	}
+
+	cmd := exec.Command(exe, "-addr", "127.0.0.1:0", "-log")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var log []string
+	logDone := make(chan struct{})
+	go func() {
+		defer close(logDone)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			log = append(log, sc.Text())
+		}
+	}()
+	stop := sync.OnceValues(func() ([]string, error) {
+		exited := make(chan error, 1)
+		go func() {
+			<-logDone // Wait closes the pipes: read them to the end first
+			exited <- cmd.Wait()
+		}()
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			cmd.Process.Kill() // no SIGINT on Windows
+		}
+		select {
+		case err = <-exited:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			err = errors.Join(errors.New("no exit within 30s of SIGINT"), <-exited)
+		}
+		return log, err
+	})
+	t.Cleanup(func() { stop() })
+
+	lines := make(chan string, 1)
+	go func() {
+		br := bufio.NewReader(stdout)
+		line, _ := br.ReadString('\n')
+		lines <- line
+		for { // the example may print more; never block it
+			if _, err := br.ReadString('\n'); err != nil {
+				return
+			}
+		}
+	}()
+	var line string
+	select {
+	case line = <-lines:
+	case <-time.After(time.Minute):
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "jaws example serving ")
+	i := strings.LastIndex(rest, " on ")
+	if !ok || i < 0 {
+		log, err := stop()
+		t.Fatalf("the example printed %q, want \"jaws example serving DIR on URL\" (exit: %v)\n%s", line, err, strings.Join(log, "\n"))
+	}
+	return &example{url: strings.TrimSuffix(rest[i+len(" on "):], "/"), stop: stop}
+}
+
+// logged is one request in the example's request log.
+type logged struct {
+	method, path string
+	status       int
+	bytes        int64
+}
+
+// requestLine is a line of chi's request log (middleware.DefaultLogFormatter
+// without colour):
+//
+//	2006/01/02 15:04:05 "GET http://127.0.0.1:8080/assets/video.webm HTTP/1.1" from 127.0.0.1:53412 - 206 65536B in 1.2ms
+var requestLine = regexp.MustCompile(`"([A-Z]+) (\S+) HTTP/[0-9.]+" from \S+ - ([0-9]{3}) ([0-9]+)B in `)
+
+// parseRequest reads a request log line; ok is false for other lines.
+func parseRequest(line string) (r logged, ok bool) {
+	m := requestLine.FindStringSubmatch(line)
+	if m == nil {
+		return logged{}, false
+	}
+	u, err := url.Parse(m[2])
+	if err != nil {
+		return logged{}, false
+	}
+	r.method, r.path = m[1], u.Path
+	r.status, _ = strconv.Atoi(m[3])
+	r.bytes, _ = strconv.ParseInt(m[4], 10, 64)
+	return r, true
+}

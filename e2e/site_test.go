@@ -1,0 +1,100 @@
+package e2e
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"testing"
+)
+
+// site is the example's demo site, which the example serves when run without
+// -root.
+var site = os.DirFS("../example/site")
+
+func siteFile(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := fs.ReadFile(site, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// appScript is the name of the demo's fingerprinted script.
+func appScript(t *testing.T) string {
+	t.Helper()
+	names, err := fs.Glob(site, "app.*.js")
+	if err != nil || len(names) != 1 {
+		t.Fatalf("want one app.HASH.js in ../example/site, found %q (%v)", names, err)
+	}
+	return names[0]
+}
+
+// siteName is the file of the demo site the app answers the URL path p
+// with: the file itself, a directory's index.html, or index.html for a
+// client route; "" for the API and the counters.
+func siteName(p string) string {
+	if p == "/debug/jaws" || strings.HasPrefix(p, "/api/") {
+		return ""
+	}
+	name := strings.TrimPrefix(strings.TrimPrefix(p, "/assets"), "/")
+	if name == "" || strings.HasSuffix(name, "/") {
+		name += "index.html"
+	}
+	if _, err := fs.Stat(site, name); err != nil {
+		return "index.html" // a client route
+	}
+	return name
+}
+
+// codings are the content codings jaws serves, in its default order of
+// preference, with their siblings' suffixes.
+var codings = []struct{ name, ext string }{{"br", ".br"}, {"zstd", ".zst"}, {"gzip", ".gz"}}
+
+// jawsMinSize is jaws's default Compression.MinSize: smaller files are
+// compressed only by a precompressed sibling.
+const jawsMinSize = 1 << 10
+
+// compressibleName reports whether jaws compresses the demo site's file
+// name, by its type: text, scripts, styles, SVG.
+func compressibleName(name string) bool {
+	switch path.Ext(name) {
+	case ".html", ".css", ".js", ".svg", ".txt", ".json":
+		return true
+	}
+	return false
+}
+
+// accepts reports whether an Accept-Encoding value, as browsers send it
+// (no weights), lists coding.
+func accepts(acceptEncoding, coding string) bool {
+	for _, tok := range strings.Split(acceptEncoding, ",") {
+		name, _, _ := strings.Cut(tok, ";")
+		if strings.EqualFold(strings.TrimSpace(name), coding) {
+			return true
+		}
+	}
+	return false
+}
+
+// expectCoding is the Content-Encoding jaws answers a request for the
+// demo site's file name with, for a client sending acceptEncoding with no
+// weights: the first coding of jaws's preference the client lists that the
+// file has a sibling for or may be compressed in; "" for none. vary says
+// whether responses for the file carry Vary: Accept-Encoding.
+func expectCoding(t testing.TB, name, acceptEncoding string) (coding string, vary bool) {
+	t.Helper()
+	size := len(siteFile(t, name))
+	compressible := compressibleName(name) && size >= jawsMinSize
+	vary = compressible
+	for _, c := range codings {
+		_, err := fs.Stat(site, name+c.ext)
+		sibling := err == nil
+		vary = vary || sibling
+		if coding == "" && accepts(acceptEncoding, c.name) && (compressible || sibling) {
+			coding = c.name
+		}
+	}
+	return coding, vary
+}
