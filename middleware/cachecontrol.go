@@ -32,11 +32,25 @@ type CacheRule struct {
 }
 
 // DefaultCacheRules are the rules CacheControl uses when given none:
-// fingerprinted names are immutable (CacheImmutable), HTML pages, directories
-// and extensionless paths (client routes of a single-page application)
-// are no-cache (CacheNoCache), and anything else gets no Cache-Control,
-// leaving freshness to the client's heuristics on Last-Modified. Prepend
-// your own rules to change it: the first rule that matches wins.
+// fingerprinted names, whose content changes only with the name, are
+// immutable (CacheImmutable): the hashed names that webpack, Vite, Rollup,
+// esbuild, Parcel, hashfs and Handler.HashName write, as Fingerprinted
+// tells them apart from ordinary ones. HTML pages, directories and
+// extensionless paths (client routes of a single-page application) are
+// no-cache (CacheNoCache), and anything else gets no Cache-Control, leaving
+// freshness to the client's heuristics on Last-Modified. Prepend your own
+// rules to change it: the first rule that matches wins.
+//
+// Fingerprinted judges a name alone, and rather misses a hash than takes an
+// ordinary name for one (about 9% of Vite's and 17% of esbuild's hashed
+// names stay without the immutable policy). Where the layout of a build
+// says which files are hashed, a rule on it misses none. Vite writes every
+// hashed file, and nothing else, to assets/ (unless its public/ folder has
+// an assets/ of its own):
+//
+//	rules := append([]middleware.CacheRule{
+//		{Match: middleware.Glob("/assets/*"), Value: middleware.CacheImmutable},
+//	}, middleware.DefaultCacheRules()...)
 func DefaultCacheRules() []CacheRule {
 	return []CacheRule{
 		{Match: Fingerprinted, Value: CacheImmutable},
@@ -90,43 +104,6 @@ func CacheControl(rules ...CacheRule) func(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 		})
 	}
-}
-
-// Fingerprinted reports whether the last element of urlPath carries a content
-// hash: a segment of at least 8 lower-case hex digits between dots, after
-// the name and before the extension, as in app.3f9a1c2b.js or
-// vendor.0123abcd.min.css. A name that is only a hash (3f9a1c2b.js) does not
-// count, so dates and serial numbers (20240101.csv) are not taken for
-// hashes.
-func Fingerprinted(urlPath string) bool {
-	if strings.HasSuffix(urlPath, "/") {
-		return false // a directory
-	}
-	name := path.Base(urlPath)
-	first := strings.IndexByte(name, '.')
-	last := strings.LastIndexByte(name, '.')
-	if first <= 0 || first == last {
-		return false
-	}
-	for seg := range strings.SplitSeq(name[first+1:last], ".") {
-		if isHexHash(seg) {
-			return true
-		}
-	}
-	return false
-}
-
-func isHexHash(s string) bool {
-	if len(s) < 8 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // HTMLPath reports whether urlPath names an HTML page: a .html or .htm file,

@@ -1,0 +1,1 @@
+public/app.js: copied by the bundler as it is, unhashed

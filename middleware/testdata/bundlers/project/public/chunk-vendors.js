@@ -1,0 +1,1 @@
+public/chunk-vendors.js: copied by the bundler as it is, unhashed
