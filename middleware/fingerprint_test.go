@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path"
@@ -9,6 +10,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/jaws-go/jaws"
+	"github.com/jaws-go/jaws/internal/testsite"
 )
 
 const (
@@ -374,4 +378,40 @@ func FuzzFingerprinted(f *testing.F) {
 			t.Fatalf("Fingerprinted(%q) = true, but not for its source map", p)
 		}
 	})
+}
+
+var hashNameRE = regexp.MustCompile(`\.([0-9a-f]{16})(\.|$)`)
+
+// TestFingerprintedHashName: the names jaws.Handler.HashName makes are
+// recognised, with and without an extension, and CacheControl's defaults
+// make them immutable; only a hash that happens to be all digits (one in
+// about 2,000) reads as a serial number and is not.
+func TestFingerprintedHashName(t *testing.T) {
+	t.Parallel()
+	site := testsite.New(t)
+	for i := range 300 {
+		site.File(fmt.Sprintf("js/app%d.js", i), []byte(fmt.Sprint("console.log(", i, ")")))
+		site.File(fmt.Sprintf("LICENSE%d", i), []byte(fmt.Sprint("license ", i)))
+	}
+	h, err := jaws.New(site.Root, jaws.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	for i := range 300 {
+		for _, name := range []string{fmt.Sprintf("js/app%d.js", i), fmt.Sprintf("LICENSE%d", i)} {
+			hashed, err := h.HashName(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hash := hashNameRE.FindStringSubmatch(hashed)
+			if hash == nil {
+				t.Fatalf("HashName(%q) = %q: no hash", name, hashed)
+			}
+			allDigits := strings.Trim(hash[1], "0123456789") == ""
+			if Fingerprinted("/"+hashed) == allDigits {
+				t.Errorf("Fingerprinted(%q) = %v", hashed, !allDigits)
+			}
+		}
+	}
 }
