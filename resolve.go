@@ -65,8 +65,14 @@ func unreserved(c byte) bool {
 }
 
 // hasHiddenElem reports whether any element of the cleaned path starts with a
-// dot (".git", ".env"): such names are private by convention.
+// dot (".git", ".env", ".htpasswd", ".DS_Store"): such names are private by
+// convention, and often hold secrets or reveal the tree. One is public by
+// definition: "/.well-known/" at the top (RFC 8615), where ACME challenges,
+// security.txt and app links live; names inside it are judged as any.
 func hasHiddenElem(p string) bool {
+	if rest, ok := strings.CutPrefix(p, wellKnown); ok && (rest == "" || rest[0] == '/') {
+		p = rest
+	}
 	for i := 0; i < len(p); i++ {
 		if p[i] == '.' && (i == 0 || p[i-1] == '/') {
 			return true
@@ -74,6 +80,9 @@ func hasHiddenElem(p string) bool {
 	}
 	return false
 }
+
+// wellKnown is the path prefix of RFC 8615's well-known URIs.
+const wellKnown = "/.well-known"
 
 // redirectFor returns the relative Location that makes urlPath canonical for a
 // directory (trailing slash) or a file (none), exactly as http.FileServer

@@ -1039,11 +1039,18 @@ func TestDotFiles(t *testing.T) {
 	files := map[string]string{
 		".env":                      "API_KEY=1",
 		".git/config":               "[core]",
+		".htpasswd":                 "admin:$apr1$",
+		".DS_Store":                 "Bud1 listing",
 		"sub/.hidden":               "hidden",
-		".well-known/security.txt":  "Contact: x",
 		"sub/..double":              "double dot",
 		".hiddendir/inner/file.txt": "deep",
+		".well-known/.secret":       "not public either",
+		".well-knownx/y":            "a look-alike",
+		"sub/.well-known/x":         "not at the top",
 	}
+	// RFC 8615: /.well-known/ is public by definition, whatever the options.
+	s.File(".well-known/security.txt", []byte("Contact: x"))
+	s.File(".well-known/acme-challenge/token123", []byte("token123.key"))
 	for name, b := range files {
 		s.File(name, []byte(b))
 	}
@@ -1053,7 +1060,8 @@ func TestDotFiles(t *testing.T) {
 	if resp, body := testsite.Start(t, testsite.HTTP1, newHandler(t, inDot.Root, jaws.Options{})).Get(t, "/file.txt"); resp.StatusCode != 200 || string(body) != "deep" {
 		t.Errorf("root inside a dot-directory: GET /file.txt: %d %q", resp.StatusCode, body)
 	}
-	hidden := []string{"/.env", "/.git/config", "/sub/.hidden", "/.well-known/security.txt", "/sub/..double",
+	hidden := []string{"/.env", "/.git/config", "/sub/.hidden", "/sub/..double", "/sub/.well-known/x",
+		"/.well-known/.secret", "/.well-knownx/y", "/.htpasswd", "/.DS_Store",
 		"/.hiddendir/inner/file.txt", "/%2eenv", "/sub/./.hidden", "/sub/x/../.hidden"}
 	hiddenDirs := []string{"/.git/", "/.git", "/.hiddendir/inner/"}
 	// Paths not in canonical form are 404 whatever the options
@@ -1090,6 +1098,14 @@ func TestDotFiles(t *testing.T) {
 						if resp, _ := srv.Get(t, p); resp.StatusCode != 404 {
 							t.Errorf("GET %s: %d, want 404", p, resp.StatusCode)
 						}
+					}
+				}
+				for p, want := range map[string]string{
+					"/.well-known/security.txt":           "Contact: x",
+					"/.well-known/acme-challenge/token123": "token123.key",
+				} {
+					if resp, body := srv.Get(t, p); resp.StatusCode != 200 || string(body) != want {
+						t.Errorf("GET %s: %d %q", p, resp.StatusCode, body)
 					}
 				}
 				if resp, body := srv.Get(t, "/sub/visible.txt"); resp.StatusCode != 200 || string(body) != "visible" {
