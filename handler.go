@@ -39,9 +39,11 @@ type Options struct {
 	CacheMaxBytes int64
 
 	// ServeDotFiles serves names with an element that starts with a dot
-	// (".env", ".git/config", ".well-known/..."). Default false: they are 404,
-	// because such files are private by convention and often hold secrets.
-	// Set it when a dot-directory must be public, such as ".well-known".
+	// (".env", ".git/config", ".htpasswd", ".DS_Store"). Default false: they
+	// are 404, because such files are private by convention, often hold
+	// secrets, and reveal how the tree was made. "/.well-known/" at the top
+	// is served either way: RFC 8615 makes it public (ACME challenges,
+	// security.txt, assetlinks.json), though dot-names inside it are not.
 	ServeDotFiles bool
 
 	// DirectoryListing answers a directory that has no index.html with an
