@@ -3,9 +3,13 @@ package jaws_test
 import (
 	"bytes"
 	"compress/gzip"
+	"expvar"
 	"fmt"
+	"html/template"
 	"io"
+	"io/fs"
 	"log"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -96,4 +100,169 @@ func ExampleCompression() {
 	// style.css, Accept-Encoding "": 200, Content-Encoding "", Vary "Accept-Encoding", smaller: false, the sibling: false
 	// app.js, Accept-Encoding "gzip, br;q=0": 200, Content-Encoding "gzip", Vary "Accept-Encoding", smaller: true, the sibling: true
 	// compressions: 2 encoded responses: 3
+}
+
+// An embed.FS is served from the program's own bytes: the usual
+// //go:embed of a directory, through fs.Sub.
+func ExampleNewFS() {
+	// //go:embed testdata/embedsite
+	// var embedded embed.FS
+	site, err := fs.Sub(embedded, "testdata/embedsite")
+	if err != nil {
+		log.Fatal(err)
+	}
+	h, err := jaws.NewFS(site, jaws.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close()
+
+	for _, path := range []string{"/", "/dir/file.txt", "/missing"} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+		fmt.Printf("%s: %d %q, Last-Modified %q\n", path, w.Code, strings.TrimSpace(w.Body.String()), w.Header().Get("Last-Modified"))
+	}
+	// Output:
+	// /: 200 "<h1>root</h1>", Last-Modified ""
+	// /dir/file.txt: 200 "file in dir", Last-Modified ""
+	// /missing: 404 "404 page not found", Last-Modified ""
+}
+
+// HashName gives templates a name that changes with the content, served
+// with a year of caching while it is current.
+func ExampleHandler_HashName() {
+	dir, err := os.MkdirTemp("", "jaws-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.MkdirAll(filepath.Join(dir, "js"), 0o755)
+	os.WriteFile(filepath.Join(dir, "js", "app.js"), []byte("console.log('v1')\n"), 0o644)
+
+	h, err := jaws.New(dir, jaws.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close()
+
+	page := template.Must(template.New("page").Funcs(template.FuncMap{
+		"asset": func(name string) (string, error) {
+			hashed, err := h.HashName(name)
+			return "/static/" + hashed, err
+		},
+	}).Parse(`<script src="{{asset "js/app.js"}}"></script>`))
+	var html strings.Builder
+	page.Execute(&html, nil)
+	fmt.Println(html.String())
+
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", strings.TrimPrefix(strings.Split(html.String(), `"`)[1], "/static"), nil))
+	fmt.Println(w.Code, w.Header().Get("Cache-Control"))
+	// Output:
+	// <script src="/static/js/app.631af28df28be19e.js"></script>
+	// 200 public, max-age=31536000, immutable
+}
+
+// ServeFile serves one file from an application's own route, here behind
+// an authorization check, with everything ServeHTTP does: ranges,
+// preconditions, compression, zero-copy.
+func ExampleHandler_ServeFile() {
+	dir, err := os.MkdirTemp("", "jaws-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.MkdirAll(filepath.Join(dir, "reports"), 0o755)
+	os.WriteFile(filepath.Join(dir, "reports", "2026.csv"), []byte("month,total\n1,42\n"), 0o644)
+
+	h, err := jaws.New(dir, jaws.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close()
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /download/{year}", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer secret" {
+			http.Error(w, "forbidden", http.StatusForbidden)
+			return
+		}
+		h.ServeFile(w, r, "reports/"+r.PathValue("year")+".csv")
+	})
+	for _, auth := range []string{"", "Bearer secret"} {
+		r := httptest.NewRequest("GET", "/download/2026", nil)
+		r.Header.Set("Authorization", auth)
+		w := httptest.NewRecorder()
+		mux.ServeHTTP(w, r)
+		fmt.Printf("%d %q\n", w.Code, w.Body.String())
+	}
+	// Output:
+	// 403 "forbidden\n"
+	// 200 "month,total\n1,42\n"
+}
+
+// AccessLog logs every static response, zero-copy ones included, without a
+// wrapping ResponseWriter: keep the router's logger for the API and let
+// jaws log its files.
+func ExampleOptions_accessLog() {
+	dir, err := os.MkdirTemp("", "jaws-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hello, world\n"), 0o644)
+
+	logger := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey || a.Key == "duration" {
+				return slog.Attr{} // left out, so the output is the same every run
+			}
+			return a
+		},
+	}))
+	h, err := jaws.New(dir, jaws.Options{AccessLog: logger})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close()
+
+	for _, path := range []string{"/hello.txt", "/nope"} {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", path, nil))
+	}
+	// Output:
+	// level=INFO msg=jaws method=GET path=/hello.txt status=200 bytes=13 transfer=memory coding=""
+	// level=INFO msg=jaws method=GET path=/nope status=404 bytes=19 transfer="" coding=""
+}
+
+// OnResponse feeds metrics: here expvar counters by transfer path and
+// status class, which /debug/vars serves; a Prometheus CounterVec fits the
+// same way. The library adds no dependency for it.
+func ExampleOptions_onResponse() {
+	dir, err := os.MkdirTemp("", "jaws-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hello, world\n"), 0o644)
+
+	responses := new(expvar.Map) // expvar.NewMap("jaws_responses") in a program
+	bytesSent := new(expvar.Int)
+	h, err := jaws.New(dir, jaws.Options{OnResponse: func(r jaws.ResponseRecord) {
+		responses.Add(fmt.Sprintf("%dxx", r.Status/100), 1)
+		if r.Transfer != "" {
+			responses.Add(r.Transfer, 1)
+		}
+		bytesSent.Add(r.Bytes)
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close()
+
+	for _, path := range []string{"/hello.txt", "/hello.txt", "/nope"} {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", path, nil))
+	}
+	fmt.Println(responses.String(), bytesSent.Value())
+	// Output:
+	// {"2xx": 2, "4xx": 1, "memory": 2} 45
 }

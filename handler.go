@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -109,6 +110,22 @@ type Options struct {
 	// siblings ("foo.js.br" next to "foo.js") and files compressed once on
 	// first request, both on by default; see Compression.
 	Compression Compression
+
+	// AccessLog, when set, receives one Info record per response the
+	// handler completes, on every path (memory, zero-copy, fallback) and
+	// for every answer (304, 404, 405, 416, aborted downloads), with the
+	// attributes method, path, status, bytes (body bytes actually sent),
+	// duration, transfer ("memory", "zerocopy", "fallback", or "") and
+	// coding. It is how an application logs its static files without a
+	// wrapping ResponseWriter, behind which jaws gives up the zero-copy
+	// path because the wrapper would not see the bytes. nil logs nothing.
+	AccessLog *slog.Logger
+
+	// OnResponse, when set, is called with the same record, on the
+	// request's goroutine, after each response: for metrics (counters by
+	// status and transfer, a histogram of durations). It must be fast and
+	// safe for concurrent use. nil calls nothing.
+	OnResponse func(ResponseRecord)
 
 	// ErrorLog receives errors that become a 500 response, which the client
 	// does not see the details of, and notes on precompressed siblings
@@ -264,6 +281,11 @@ func (h *Handler) Close() error {
 // http.FileServer does: GET and HEAD, index.html for directories, canonical
 // redirects, ranges and conditional requests.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.observing() {
+		rec := h.startRecord(w)
+		defer h.finishRecord(rec, r, time.Now())
+		w = rec
+	}
 	h.serve(w, r, nil)
 }
 
@@ -274,6 +296,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // answer it. It finds out with the same single lookup a served request
 // makes. A nil next means ServeHTTP.
 func (h *Handler) ServeNext(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	if h.observing() {
+		rec := h.startRecord(w)
+		defer h.finishRecord(rec, r, time.Now())
+		w = rec
+	}
 	h.serve(w, r, next)
 }
 
@@ -304,6 +331,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next http.Handle
 // without a leading slash; a directory is served by its index.html. Unlike
 // http.ServeFile it redirects nothing: name is not the URL.
 func (h *Handler) ServeFile(w http.ResponseWriter, r *http.Request, name string) {
+	if h.observing() {
+		rec := h.startRecord(w)
+		defer h.finishRecord(rec, r, time.Now())
+		w = rec
+	}
 	h.stats.requests.Add(1)
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.methodNotAllowed(w, r, nil)
@@ -367,7 +399,7 @@ func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Ha
 func (h *Handler) notFound(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	switch {
 	case next != nil:
-		next.ServeHTTP(w, r)
+		passOn(w, r, next)
 	case h.opts.NotFound != nil:
 		dropSuccessHeaders(w.Header())
 		h.opts.NotFound.ServeHTTP(w, r)
@@ -379,7 +411,7 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request, next http.Han
 // methodNotAllowed is notFound for methods: the handler only reads.
 func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	if next != nil {
-		next.ServeHTTP(w, r)
+		passOn(w, r, next)
 		return
 	}
 	w.Header().Set("Allow", "GET, HEAD")

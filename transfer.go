@@ -61,12 +61,15 @@ type bodySource interface {
 func (h *Handler) send(w http.ResponseWriter, r *http.Request, t *target, resp *response) {
 	e := t.e
 	if e.body != nil {
+		noteTransfer(w, "memory", e.coding)
 		h.stats.memory.add(writeResponse(w, r, e, resp))
 		return
 	}
 	if resp.zeroCopy && t.sf != nil && h.zeroCopy(w, r, t.sf, resp) {
+		noteTransfer(w, "zerocopy", e.coding)
 		return
 	}
+	noteTransfer(w, "fallback", e.coding)
 	var src bodySource = e // HEAD: never read
 	switch {
 	case r.Method == http.MethodHead:

@@ -48,7 +48,7 @@ func (h *Handler) zeroCopyCandidate(w http.ResponseWriter, r *http.Request) bool
 	return zeroCopySupported && h.opts.Transfer != TransferFallback &&
 		r.Method == http.MethodGet && r.ProtoMajor == 1 && r.TLS == nil && r.ContentLength == 0 &&
 		(h.opts.Transfer == TransferZeroCopy || r.ProtoAtLeast(1, 1) && !r.Close) &&
-		isServerWriter(w)
+		isServerWriter(baseWriter(w))
 }
 
 // zeroCopySize reports whether a body of n bytes from disk goes zero-copy.
@@ -87,7 +87,7 @@ func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFil
 	}
 	defer h.transfers.end()
 
-	conn, brw, err := w.(http.Hijacker).Hijack()
+	conn, brw, err := baseWriter(w).(http.Hijacker).Hijack()
 	if err != nil {
 		return false
 	}
@@ -104,6 +104,7 @@ func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFil
 	// Counted before the connection goes back, so a client's next response
 	// on it implies this one is counted.
 	h.stats.zeroCopy.add(n)
+	noteSent(w, resp.status, n)
 	if err != nil || !keepAlive {
 		conn.Close()
 		return true
