@@ -1101,7 +1101,7 @@ func TestDotFiles(t *testing.T) {
 					}
 				}
 				for p, want := range map[string]string{
-					"/.well-known/security.txt":           "Contact: x",
+					"/.well-known/security.txt":            "Contact: x",
 					"/.well-known/acme-challenge/token123": "token123.key",
 				} {
 					if resp, body := srv.Get(t, p); resp.StatusCode != 200 || string(body) != want {
