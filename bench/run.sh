@@ -293,6 +293,8 @@ for srv in "${server_list[@]}" "${cserver_list[@]}"; do
 	[ -z "${started[$srv]:-}" ] || continue
 	started[$srv]=1
 	case $srv in
+	# The example serves -root DIR at / (middleware.SPA), so its files are
+	# at /NAME, as with every other server.
 	jaws) start_go jaws "$tmp/bin/example" -root "$www" -addr 127.0.0.1:0 ;;
 	jaws-bare)
 		# Its counters on a listener of their own, as the example's /debug/jaws.

@@ -207,7 +207,7 @@ func TestBrowser(t *testing.T) {
 	ex := startExample(t)
 	base := ex.url
 	script := appScript(t)
-	clip := siteFile(t, "video.webm")
+	clip := siteFile(t, "assets/video.webm")
 
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
@@ -266,7 +266,7 @@ func TestBrowser(t *testing.T) {
 		poll("the home page", `document.querySelector('#app h1')?.textContent === 'jaws demo'`)
 		poll("the counters and the server time", `document.querySelectorAll('#stats tbody tr').length === 3 && document.getElementById('server-time').textContent.includes('T')`)
 		want := map[string]bool{ // path -> seen
-			"/": false, "/assets/style.css": false, "/assets/" + script: false,
+			"/": false, "/assets/style.css": false, "/" + script: false,
 			"/assets/logo.svg": false, "/debug/jaws": false, "/api/time": false,
 		}
 		err := net.wait(ctx, func(xs []exchange) bool {
@@ -560,7 +560,7 @@ func checkExchanges(t *testing.T, base string, xs []exchange) {
 			t.Errorf("%s: Content-Encoding %q, but the browser sent Accept-Encoding %q", p, enc, accept)
 		}
 		switch cc := get(x.header, "Cache-Control"); {
-		case path.Base(p) == path.Base("/assets/"+appScriptName(base, xs)) && cc != jawsmw.CacheImmutable:
+		case path.Base(p) == appScriptName(base, xs) && cc != jawsmw.CacheImmutable:
 			t.Errorf("%s: Cache-Control %q, want %q", p, cc, jawsmw.CacheImmutable)
 		case p == "/" && cc != jawsmw.CacheNoCache:
 			t.Errorf("%s: Cache-Control %q, want %q", p, cc, jawsmw.CacheNoCache)

@@ -107,7 +107,7 @@ func startExample(t *testing.T) *example {
 	i := strings.LastIndex(rest, " on ")
 	if !ok || i < 0 {
 		log, err := stop()
-		t.Fatalf("the example printed %q, want \"jaws example serving DIR on URL\" (exit: %v)\n%s", line, err, strings.Join(log, "\n"))
+		t.Fatalf("the example printed %q, want \"jaws example serving WHAT on URL\" (exit: %v)\n%s", line, err, strings.Join(log, "\n"))
 	}
 	return &example{url: strings.TrimSuffix(rest[i+len(" on "):], "/"), stop: stop}
 }

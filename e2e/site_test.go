@@ -21,24 +21,26 @@ func siteFile(t testing.TB, name string) []byte {
 	return b
 }
 
-// appScript is the name of the demo's fingerprinted script.
+// appScript is the name of the demo's fingerprinted script in the site,
+// assets/app.HASH.js.
 func appScript(t *testing.T) string {
 	t.Helper()
-	names, err := fs.Glob(site, "app.*.js")
+	names, err := fs.Glob(site, "assets/app.*.js")
 	if err != nil || len(names) != 1 {
-		t.Fatalf("want one app.HASH.js in ../example/site, found %q (%v)", names, err)
+		t.Fatalf("want one assets/app.HASH.js in ../example/site, found %q (%v)", names, err)
 	}
 	return names[0]
 }
 
 // siteName is the file of the demo site the app answers the URL path p
-// with: the file itself, a directory's index.html, or index.html for a
-// client route; "" for the API and the counters.
+// with: the file itself (the site is served at /, so /assets/NAME is
+// assets/NAME), a directory's index.html, or index.html for a client route;
+// "" for the API and the counters.
 func siteName(p string) string {
 	if p == "/debug/jaws" || strings.HasPrefix(p, "/api/") {
 		return ""
 	}
-	name := strings.TrimPrefix(strings.TrimPrefix(p, "/assets"), "/")
+	name := strings.TrimPrefix(p, "/")
 	if name == "" || strings.HasSuffix(name, "/") {
 		name += "index.html"
 	}

@@ -2,33 +2,44 @@
 // behind a chi router:
 //
 //	go run ./example                      # the built-in demo site on http://127.0.0.1:8080/
-//	go run ./example -root ./public -addr :8000 -log
+//	go run ./example -root dist -addr :8000 -log   # a bundler's build (vite build writes dist/)
 //
 // The routes:
 //
 //	/api/time, /api/files   the application's JSON API
 //	/debug/jaws             the handler's counters (jaws.Stats) as JSON
-//	/assets/...             the served directory, for assets (middleware.Mount)
-//	/...                    the served directory again, as a single-page app
-//	                        (middleware.SPA): files as they are, index.html for
-//	                        client routes such as /about, 404 for missing assets
+//	/...                    the site, as a single-page app (middleware.SPA):
+//	                        files as they are, index.html for client routes
+//	                        such as /about, 404 for missing assets
 //
-// Both static routes set Cache-Control by the default rules (immutable for
-// fingerprinted names such as app.c3c01258.js, no-cache for HTML) and reach
-// jaws with no compressor in between: jaws negotiates Accept-Encoding
-// itself, serves precompressed siblings (the demo ships app.*.js.br) and
-// compresses other text once, while large files keep the zero-copy path.
-// Only the API's JSON goes through a compressing wrapper. SIGINT or SIGTERM
-// shuts the server down gracefully.
+// The site is laid out as a bundler's output (Vite's dist/, say): pages at
+// the top, assets under assets/, linked as /assets/NAME. It is served at /
+// and nowhere else, so -root dist serves such a build unchanged. The demo
+// site is served straight from the binary (jaws.NewFS of its embed.FS); a
+// -root directory through os.Root (jaws.New).
+//
+// The site's route sets Cache-Control by the default rules (immutable for
+// fingerprinted names such as app.555a5fb1.js or Vite's index-CCxGxcHe.js,
+// no-cache for HTML) and reaches jaws with no compressor in between: jaws
+// negotiates Accept-Encoding itself, serves precompressed siblings (the
+// demo ships assets/app.*.js.br) and compresses other text once, while
+// large files of a -root directory keep the zero-copy path. Only the API's
+// JSON goes through a compressing wrapper. The 404 page is a template that
+// links the stylesheet by the name Handler.HashName gives it, so that it too
+// is cached as immutable. SIGINT or SIGTERM shuts the server down
+// gracefully.
 package main
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"embed"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"html/template"
 	"io"
 	"io/fs"
 	"log"
@@ -37,7 +48,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -50,10 +60,13 @@ import (
 	jawsmw "github.com/jaws-go/jaws/middleware"
 )
 
-// site is the demo site served when no -root is given.
+// site is the demo site served when no -root is given, under "site/".
 //
 //go:embed site
 var site embed.FS
+
+// demoSite is what the startup line calls the built-in site.
+const demoSite = "the built-in demo site"
 
 func init() {
 	// Go's mime package reads the system's tables, and with
@@ -88,7 +101,7 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	flags := flag.NewFlagSet("example", flag.ContinueOnError)
 	flags.SetOutput(stderr)
-	root := flags.String("root", "", "directory to serve (default: the built-in demo site)")
+	root := flags.String("root", "", "directory to serve at / as the site, such as a bundler's dist/ (default: the built-in demo site)")
 	addr := flags.String("addr", defaultAddr, "`host:port` to listen on; port 0 picks a free port")
 	logRequests := flags.Bool("log", false, "log every request to stderr")
 	if err := flags.Parse(args); err != nil {
@@ -98,27 +111,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("unexpected arguments: %q", flags.Args())
 	}
 
-	dir := *root
-	if dir == "" {
-		// jaws.New serves a real directory (it resolves names through
-		// os.Root), so the embedded site is copied out for the run.
-		tmp, err := copySite()
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
-	}
-
-	h, err := newHandler(dir, stderr)
+	h, fsys, err := newHandler(*root, stderr)
 	if err != nil {
 		return err
 	}
+	serving := cmp.Or(*root, demoSite)
 	var requestLog *log.Logger
 	if *logRequests {
 		requestLog = log.New(stderr, "", log.LstdFlags)
 	}
-	router, err := newRouter(h, dir, requestLog)
+	router, err := newRouter(h, fsys, requestLog)
 	if err != nil {
 		return errors.Join(err, h.Close())
 	}
@@ -135,7 +137,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
-	fmt.Fprintf(stdout, "jaws example serving %s on %s\n", dir, serveURL(ln.Addr()))
+	fmt.Fprintf(stdout, "jaws example serving %s on %s\n", serving, serveURL(ln.Addr()))
 
 	select {
 	case err := <-serveErr:
@@ -156,19 +158,44 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return errors.Join(err, h.Close())
 }
 
-// newHandler returns the app's jaws handler for dir: the app's 404 page,
-// errors logged to errorLog.
-func newHandler(dir string, errorLog io.Writer) (*jaws.Handler, error) {
-	return jaws.New(dir, jaws.Options{
-		NotFound: http.HandlerFunc(notFound),
+// newHandler returns the app's jaws handler, with the app's 404 page and
+// errors logged to errorLog, and the files it serves as an fs.FS, for
+// /api/files. It serves the directory dir, or the demo site when dir is "".
+func newHandler(dir string, errorLog io.Writer) (*jaws.Handler, fs.FS, error) {
+	page, err := newNotFoundPage()
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := jaws.Options{
+		NotFound: page,
 		ErrorLog: log.New(errorLog, "", log.LstdFlags),
-	})
+	}
+	var h *jaws.Handler
+	var fsys fs.FS
+	if dir == "" {
+		// The embedded files, served in place: no copy, and no lookup
+		// once a file's entry is built, since they cannot change.
+		fsys, err = fs.Sub(site, "site")
+		if err == nil {
+			h, err = jaws.NewFS(fsys, opts)
+		}
+	} else {
+		// A directory through os.Root, so nothing outside it is served;
+		// the listing walks it without following symlinks.
+		fsys = os.DirFS(dir)
+		h, err = jaws.New(dir, opts)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	page.h = h
+	return h, fsys, nil
 }
 
-// newRouter builds the application: its API, the counters, and the files of
-// dir served by h twice, under /assets/ and as a single-page app at /. A
-// non-nil requestLog gets a line per request.
-func newRouter(h *jaws.Handler, dir string, requestLog *log.Logger) (http.Handler, error) {
+// newRouter builds the application: its API, the counters, and the site,
+// the files of fsys served by h at / as a single-page app. A non-nil
+// requestLog gets a line per request.
+func newRouter(h *jaws.Handler, fsys fs.FS, requestLog *log.Logger) (http.Handler, error) {
 	// The API's answers are made per request, so a streaming compressor
 	// suits them. gzhttp rather than chi's middleware.Compress: it leaves
 	// bodies under MinSize alone (/api/time is a few dozen bytes, and a
@@ -190,24 +217,20 @@ func newRouter(h *jaws.Handler, dir string, requestLog *log.Logger) (http.Handle
 	r.Route("/api", func(r chi.Router) {
 		r.Use(middleware.SetHeader("Cache-Control", "no-store"), compressAPI)
 		r.Get("/time", timeHandler)
-		r.Get("/files", filesHandler(dir))
+		r.Get("/files", filesHandler(fsys))
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such API route"})
 		})
 	})
 
-	// The static routes: cache policy, then jaws, with nothing in between
+	// The site, at / only, as a bundler lays it out: /assets/NAME is the
+	// file assets/NAME. Cache policy, then jaws, with nothing in between
 	// that touches the body. jaws compresses by itself (jaws.Options
 	// Compression): a wrapping compressor here would compress again on
 	// every request what jaws compresses once, hide its precompressed
 	// siblings, and take the zero-copy path away from large files. A miss
-	// under /assets/ is jaws's 404; at / a miss that is a client route gets
-	// index.html, and any other miss jaws's 404.
-	r.Group(func(r chi.Router) {
-		r.Use(jawsmw.CacheControl())
-		r.Mount("/assets", jawsmw.Mount("/assets", h))
-		r.Handle("/*", jawsmw.SPA(h, jawsmw.SPAOptions{})(nil))
-	})
+	// that is a client route gets index.html, any other miss the 404 page.
+	r.With(jawsmw.CacheControl()).Handle("/*", jawsmw.SPA(h, jawsmw.SPAOptions{})(nil))
 	return r, nil
 }
 
@@ -216,29 +239,66 @@ func newRouter(h *jaws.Handler, dir string, requestLog *log.Logger) (http.Handle
 // round trip.
 const apiCompressMinSize = 1 << 10
 
-// notFound is the handler's 404 page: HTML for browsers, and net/http's
-// plain text for everything else.
-func notFound(w http.ResponseWriter, r *http.Request) {
+// notFoundPage is the handler's 404 page (jaws.Options.NotFound): HTML for
+// browsers, and net/http's plain text for everything else. It is a
+// server-rendered page, so it links assets by the names h.HashName gives
+// them (see notFoundTemplate): they change with the content, and the site's
+// cache rules serve them immutable. h is set once the handler exists.
+type notFoundPage struct {
+	h    *jaws.Handler
+	tmpl *template.Template
+}
+
+// notFoundTemplate is the 404 page. {{asset "assets/style.css"}} is the
+// URL path of the stylesheet's hashed name, such as
+// /assets/style.0123456789abcdef.css; "" when the site has no such file (a
+// -root directory of your own), and then the page goes without it.
+const notFoundTemplate = `<!doctype html>
+<html lang="en">
+<meta charset="utf-8">
+<title>Not found · jaws demo</title>
+{{with asset "assets/style.css"}}<link rel="stylesheet" href="{{.}}">
+{{end}}<h1>404: not found</h1>
+<p>Nothing here. <a href="/">Back to the start page</a>.</p>
+</html>
+`
+
+func newNotFoundPage() (*notFoundPage, error) {
+	p := &notFoundPage{}
+	tmpl, err := template.New("404").Funcs(template.FuncMap{"asset": p.asset}).Parse(notFoundTemplate)
+	if err != nil {
+		return nil, err
+	}
+	p.tmpl = tmpl
+	return p, nil
+}
+
+// asset returns the URL path of the hashed name of the site's file name,
+// or "" if there is no such file.
+func (p *notFoundPage) asset(name string) string {
+	hashed, err := p.h.HashName(name)
+	if err != nil {
+		return ""
+	}
+	return "/" + hashed
+}
+
+func (p *notFoundPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Del("Cache-Control") // the policy was for a file
 	if !strings.Contains(r.Header.Get("Accept"), "text/html") {
 		http.NotFound(w, r)
 		return
 	}
+	var page bytes.Buffer
+	if err := p.tmpl.Execute(&page, nil); err != nil {
+		http.NotFound(w, r) // never: asset has no error to return
+		return
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusNotFound)
-	io.WriteString(w, notFoundPage)
+	w.Write(page.Bytes())
 }
-
-const notFoundPage = `<!doctype html>
-<html lang="en">
-<meta charset="utf-8">
-<title>Not found · jaws demo</title>
-<link rel="stylesheet" href="/assets/style.css">
-<h1>404: not found</h1>
-<p>Nothing here. <a href="/">Back to the start page</a>.</p>
-</html>
-`
 
 // timeHandler answers with the server's time.
 func timeHandler(w http.ResponseWriter, r *http.Request) {
@@ -255,13 +315,14 @@ type fileInfo struct {
 	CacheControl string `json:"cacheControl"`
 }
 
-// filesHandler lists the regular files under dir (hidden ones left out, as
-// jaws leaves them out), with the Cache-Control the default rules give each.
-func filesHandler(dir string) http.HandlerFunc {
+// filesHandler lists the regular files of fsys, the files the site serves
+// (hidden ones left out, as jaws leaves them out), with the Cache-Control
+// the default rules give each.
+func filesHandler(fsys fs.FS) http.HandlerFunc {
 	rules := jawsmw.DefaultCacheRules()
 	return func(w http.ResponseWriter, r *http.Request) {
 		list := []fileInfo{}
-		err := fs.WalkDir(os.DirFS(dir), ".", func(name string, d fs.DirEntry, err error) error {
+		err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 			switch {
 			case err != nil:
 				return err
@@ -320,41 +381,6 @@ func statsHandler(h *jaws.Handler) http.HandlerFunc {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Write(append(body, '\n'))
 	}
-}
-
-// copySite copies the embedded demo site to a new temporary directory and
-// returns its name; the caller removes it.
-//
-// Every file gets the same modification time. jaws ignores a precompressed
-// sibling older than its original (a stale one), and os.CopyFS stamps each
-// file with the time it was written (embedded files have none): one
-// instant for all keeps app.*.js.br valid without relying on the order of
-// the copy or on the clock never stepping back.
-func copySite() (string, error) {
-	sub, err := fs.Sub(site, "site")
-	if err != nil {
-		return "", err
-	}
-	dir, err := os.MkdirTemp("", "jaws-example-")
-	if err != nil {
-		return "", err
-	}
-	if err := os.CopyFS(dir, sub); err != nil {
-		os.RemoveAll(dir)
-		return "", err
-	}
-	now := time.Now()
-	err = filepath.WalkDir(dir, func(name string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		return os.Chtimes(name, now, now)
-	})
-	if err != nil {
-		os.RemoveAll(dir)
-		return "", err
-	}
-	return dir, nil
 }
 
 // serveURL is the URL a browser on this machine can use to reach a listener

@@ -23,6 +23,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,9 +38,9 @@ import (
 
 // running is one call of run in the background.
 type running struct {
-	url  string // base URL, ending in "/"
-	dir  string // the directory served
-	stop func() error
+	url     string // base URL, ending in "/"
+	serving string // what run says it serves: a directory, or demoSite
+	stop    func() error
 }
 
 // stats reads the handler's counters from /debug/jaws.
@@ -90,9 +91,9 @@ func startRun(t *testing.T, args ...string) *running {
 	rest, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "jaws example serving ")
 	i := strings.LastIndex(rest, " on ")
 	if !ok || i < 0 {
-		t.Fatalf("run printed %q, want \"jaws example serving DIR on URL\"", line)
+		t.Fatalf("run printed %q, want \"jaws example serving WHAT on URL\"", line)
 	}
-	return &running{url: rest[i+len(" on "):], dir: rest[:i], stop: stop}
+	return &running{url: rest[i+len(" on "):], serving: rest[:i], stop: stop}
 }
 
 // noRedirects is a client that returns redirects instead of following them
@@ -134,14 +135,15 @@ func siteFile(t testing.TB, name string) []byte {
 	return b
 }
 
-// appScript is the name of the demo's fingerprinted script.
+// appScript is the name of the demo's fingerprinted script in the site,
+// assets/app.HASH.js.
 func appScript(t *testing.T) string {
 	t.Helper()
-	names, err := fs.Glob(site, "site/app.*.js")
+	names, err := fs.Glob(site, "site/assets/app.*.js")
 	if err != nil || len(names) != 1 {
-		t.Fatalf("want one site/app.HASH.js, found %q (%v)", names, err)
+		t.Fatalf("want one site/assets/app.HASH.js, found %q (%v)", names, err)
 	}
-	return path.Base(names[0])
+	return strings.TrimPrefix(names[0], "site/")
 }
 
 // TestFingerprint: the script's name carries the hash of its content, as a
@@ -151,14 +153,14 @@ func TestFingerprint(t *testing.T) {
 	t.Parallel()
 	name := appScript(t)
 	sum := sha256.Sum256(siteFile(t, name))
-	if want := "app." + hex.EncodeToString(sum[:])[:8] + ".js"; name != want {
+	if want := "assets/app." + hex.EncodeToString(sum[:])[:8] + ".js"; name != want {
 		t.Errorf("site/%s holds content whose name is %s: rename it and update index.html", name, want)
 	}
 	if !jawsmw.Fingerprinted("/" + name) {
 		t.Errorf("%s is not taken for a fingerprinted name", name)
 	}
-	if !strings.Contains(string(siteFile(t, "index.html")), `src="/assets/`+name+`"`) {
-		t.Errorf("index.html does not load /assets/%s", name)
+	if !strings.Contains(string(siteFile(t, "index.html")), `src="/`+name+`"`) {
+		t.Errorf("index.html does not load /%s", name)
 	}
 }
 
@@ -168,11 +170,11 @@ func TestRunDemoSite(t *testing.T) {
 	if !strings.HasPrefix(srv.url, "http://127.0.0.1:") || strings.HasSuffix(srv.url, ":0/") {
 		t.Fatalf("URL %q: want http://127.0.0.1:PORT/ with the listener's real port", srv.url)
 	}
-	if _, err := os.Stat(filepath.Join(srv.dir, "docs", "index.html")); err != nil {
-		t.Fatalf("demo site not copied out: %v", err)
+	if srv.serving != demoSite {
+		t.Errorf("run says it serves %q, want %q", srv.serving, demoSite)
 	}
 
-	css, index, script, clip := siteFile(t, "style.css"), siteFile(t, "index.html"), appScript(t), siteFile(t, "video.webm")
+	css, index, script, clip := siteFile(t, "assets/style.css"), siteFile(t, "index.html"), appScript(t), siteFile(t, "assets/video.webm")
 	html := http.Header{"Accept": {"text/html,application/xhtml+xml,*/*;q=0.8"}}
 	ae := func(codings string, h ...http.Header) http.Header {
 		out := http.Header{"Accept-Encoding": {codings}}
@@ -197,33 +199,32 @@ func TestRunDemoSite(t *testing.T) {
 	}{
 		{name: "index", method: "GET", path: "", wantStatus: 200, wantType: mime.TypeByExtension(".html"), wantBody: index,
 			wantHeader: map[string]string{"Cache-Control": "no-cache", "Vary": "Accept-Encoding"}},
-		{name: "stylesheet", method: "GET", path: "style.css", wantStatus: 200, wantType: mime.TypeByExtension(".css"), wantBody: css,
+		{name: "stylesheet", method: "GET", path: "assets/style.css", wantStatus: 200, wantType: mime.TypeByExtension(".css"), wantBody: css,
 			wantHeader: map[string]string{"Content-Length": strconv.Itoa(len(css)), "Accept-Ranges": "bytes", "Cache-Control": "", "Vary": "Accept-Encoding"}},
-		{name: "asset", method: "GET", path: "assets/style.css", wantStatus: 200, wantType: mime.TypeByExtension(".css"), wantBody: css},
-		{name: "fingerprinted script", method: "GET", path: "assets/" + script, wantStatus: 200, wantType: mime.TypeByExtension(".js"), wantBody: siteFile(t, script),
+		{name: "fingerprinted script", method: "GET", path: script, wantStatus: 200, wantType: mime.TypeByExtension(".js"), wantBody: siteFile(t, script),
 			wantHeader: map[string]string{"Cache-Control": "public, max-age=31536000, immutable", "Vary": "Accept-Encoding"}},
-		{name: "logo", method: "GET", path: "assets/logo.svg", wantStatus: 200, wantType: mime.TypeByExtension(".svg"), wantBody: siteFile(t, "logo.svg")},
+		{name: "logo", method: "GET", path: "assets/logo.svg", wantStatus: 200, wantType: mime.TypeByExtension(".svg"), wantBody: siteFile(t, "assets/logo.svg")},
 		{name: "video range", method: "GET", path: "assets/video.webm", header: http.Header{"Range": {"bytes=1000-"}}, wantStatus: 206, wantType: "video/webm", wantBody: clip[1000:],
 			wantHeader: map[string]string{"Content-Range": fmt.Sprintf("bytes 1000-%d/%d", len(clip)-1, len(clip))}},
 		{name: "docs index", method: "GET", path: "docs/", wantStatus: 200, wantType: mime.TypeByExtension(".html"), wantBody: siteFile(t, "docs/index.html")},
-		{name: "head", method: "HEAD", path: "style.css", wantStatus: 200, wantType: mime.TypeByExtension(".css"), wantBody: []byte{},
+		{name: "head", method: "HEAD", path: "assets/style.css", wantStatus: 200, wantType: mime.TypeByExtension(".css"), wantBody: []byte{},
 			wantHeader: map[string]string{"Content-Length": strconv.Itoa(len(css))}},
-		{name: "range", method: "GET", path: "style.css", header: http.Header{"Range": {"bytes=0-15"}}, wantStatus: 206, wantBody: css[:16],
+		{name: "range", method: "GET", path: "assets/style.css", header: http.Header{"Range": {"bytes=0-15"}}, wantStatus: 206, wantBody: css[:16],
 			wantHeader: map[string]string{"Content-Range": "bytes 0-15/" + strconv.Itoa(len(css))}},
 		// jaws compresses text itself, in the coding the client prefers
 		// (ties to br, zstd, gzip), with the compressed length.
 		{name: "gzip", method: "GET", path: "assets/style.css", header: ae("gzip"), wantStatus: 200, wantType: mime.TypeByExtension(".css"), wantBody: css, wantCoding: "gzip",
 			wantHeader: map[string]string{"Vary": "Accept-Encoding"}},
-		{name: "browser's codings", method: "GET", path: "style.css", header: ae("gzip, deflate, br, zstd"), wantStatus: 200, wantBody: css, wantCoding: "br",
+		{name: "browser's codings", method: "GET", path: "assets/style.css", header: ae("gzip, deflate, br, zstd"), wantStatus: 200, wantBody: css, wantCoding: "br",
 			wantHeader: map[string]string{"Vary": "Accept-Encoding"}},
 		{name: "zstd preferred by weight", method: "GET", path: "", header: ae("br;q=0.5, zstd, gzip;q=0.8"), wantStatus: 200, wantBody: index, wantCoding: "zstd",
 			wantHeader: map[string]string{"Vary": "Accept-Encoding", "Cache-Control": "no-cache"}},
-		{name: "precompressed sibling", method: "GET", path: "assets/" + script, header: ae("br"), wantStatus: 200, wantType: mime.TypeByExtension(".js"),
+		{name: "precompressed sibling", method: "GET", path: script, header: ae("br"), wantStatus: 200, wantType: mime.TypeByExtension(".js"),
 			wantBody: siteFile(t, script), wantCoding: "br",
 			wantHeader: map[string]string{"Content-Length": strconv.Itoa(len(siteFile(t, script+".br"))), "Cache-Control": "public, max-age=31536000, immutable"}},
-		{name: "identity refused, nothing else", method: "GET", path: "style.css", header: ae("identity;q=0, deflate"), wantStatus: 200, wantBody: css,
+		{name: "identity refused, nothing else", method: "GET", path: "assets/style.css", header: ae("identity;q=0, deflate"), wantStatus: 200, wantBody: css,
 			wantHeader: map[string]string{"Vary": "Accept-Encoding"}},
-		{name: "small file not compressed", method: "GET", path: "assets/logo.svg", header: ae("br, gzip"), wantStatus: 200, wantBody: siteFile(t, "logo.svg"),
+		{name: "small file not compressed", method: "GET", path: "assets/logo.svg", header: ae("br, gzip"), wantStatus: 200, wantBody: siteFile(t, "assets/logo.svg"),
 			wantHeader: map[string]string{"Vary": ""}},
 		{name: "video not compressed", method: "GET", path: "assets/video.webm", header: ae("gzip, deflate, br, zstd"), wantStatus: 200, wantBody: clip,
 			wantHeader: map[string]string{"Vary": "", "Content-Length": strconv.Itoa(len(clip))}},
@@ -233,9 +234,13 @@ func TestRunDemoSite(t *testing.T) {
 			wantHeader: map[string]string{"Vary": "Accept, Accept-Encoding"}, lookups: 2},
 		{name: "client route without Accept", method: "GET", path: "about", wantStatus: 404, wantBody: []byte("404 page not found\n"), lookups: 2},
 		{name: "missing asset", method: "GET", path: "assets/missing.js", header: html, wantStatus: 404, wantType: "text/html; charset=utf-8",
-			wantBody: []byte(notFoundPage), wantHeader: map[string]string{"Cache-Control": ""}},
+			wantHeader: map[string]string{"Cache-Control": ""}, lookups: 2},
 		{name: "missing at the root", method: "GET", path: "no-such-file.js", wantStatus: 404, lookups: 2},
-		{name: "assets without slash", method: "GET", path: "assets", wantStatus: 301, wantHeader: map[string]string{"Location": "./assets/"}},
+		// The site is served at / alone: no second mount that would put
+		// an assets/ folder of its own at /assets/assets/.
+		{name: "asset outside assets/", method: "GET", path: "style.css", wantStatus: 404, lookups: 2},
+		{name: "assets/assets/", method: "GET", path: "assets/assets/style.css", wantStatus: 404, lookups: 2},
+		{name: "assets directory", method: "GET", path: "assets", wantStatus: 404, lookups: 2},
 		{name: "directory redirect", method: "GET", path: "docs", wantStatus: 301, wantHeader: map[string]string{"Location": "docs/"}},
 		{name: "index.html redirect", method: "GET", path: "index.html", wantStatus: 301, wantHeader: map[string]string{"Location": "./"}},
 		{name: "post", method: "POST", path: "", wantStatus: 405, wantHeader: map[string]string{"Allow": "GET, HEAD"}},
@@ -275,7 +280,7 @@ func TestRunDemoSite(t *testing.T) {
 				}
 				n := tc.lookups
 				switch {
-				case strings.HasPrefix(tc.path, "api/"), tc.path == "assets":
+				case strings.HasPrefix(tc.path, "api/"):
 					n = 0
 				case n == 0:
 					n = 1
@@ -330,15 +335,251 @@ func TestRunDemoSite(t *testing.T) {
 		t.Errorf("/api/files lists index.html as %+v", f)
 	}
 
+	if f := listed["docs/index.html"]; f.Size != int64(len(siteFile(t, "docs/index.html"))) {
+		t.Errorf("/api/files lists docs/index.html as %+v", f)
+	}
+	if len(listed) != len(siteFiles(t)) {
+		t.Errorf("/api/files lists %d files, the demo site has %d", len(listed), len(siteFiles(t)))
+	}
+
 	if err := srv.stop(); err != nil {
 		t.Fatalf("run returned %v after its context ended, want nil", err)
-	}
-	if _, err := os.Stat(srv.dir); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("temporary copy of the demo site %s still there after run: %v", srv.dir, err)
 	}
 	if _, err := http.Get(srv.url); err == nil {
 		t.Errorf("GET %s after shutdown succeeded", srv.url)
 	}
+}
+
+// siteFiles lists the regular files of the demo site.
+func siteFiles(t *testing.T) []string {
+	t.Helper()
+	var names []string
+	err := fs.WalkDir(site, "site", func(name string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			names = append(names, strings.TrimPrefix(name, "site/"))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// TestRunNoTempDir: the demo site is served from the binary's own bytes,
+// with no copy on disk, so a run without -root leaves the temporary
+// directory as it found it, while serving and after. It sets TMPDIR, so it
+// cannot run in parallel.
+func TestRunNoTempDir(t *testing.T) {
+	tmp := t.TempDir()
+	for _, v := range []string{"TMPDIR", "TMP", "TEMP"} { // TMP and TEMP on Windows
+		t.Setenv(v, tmp)
+	}
+	if os.TempDir() != tmp {
+		t.Skipf("os.TempDir() is %q despite TMPDIR=%q", os.TempDir(), tmp)
+	}
+	empty := func(when string) {
+		t.Helper()
+		entries, err := os.ReadDir(tmp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			t.Errorf("%s: %s in the temporary directory", when, e.Name())
+		}
+	}
+	srv := startRun(t, "-addr", "127.0.0.1:0")
+	for _, name := range siteFiles(t) {
+		resp, body := do(t, noRedirects, "GET", srv.url+name, nil)
+		if want := siteFile(t, name); resp.StatusCode/100 != 2 && resp.StatusCode/100 != 3 || resp.StatusCode == 200 && !bytes.Equal(body, want) {
+			t.Errorf("GET /%s: %d, %d bytes", name, resp.StatusCode, len(body))
+		}
+	}
+	empty("while serving")
+	if err := srv.stop(); err != nil {
+		t.Fatal(err)
+	}
+	empty("after the run")
+}
+
+// TestNotFoundPage: the 404 page links the stylesheet by the name
+// HashName gives it, which the site's route serves as the stylesheet with
+// the immutable policy, while the same name with another hash is 404.
+func TestNotFoundPage(t *testing.T) {
+	t.Parallel()
+	srv := startRun(t, "-addr", "127.0.0.1:0")
+	css := siteFile(t, "assets/style.css")
+	sum := sha256.Sum256(css)
+	want := "/assets/style." + hex.EncodeToString(sum[:8]) + ".css"
+
+	html := http.Header{"Accept": {"text/html"}}
+	resp, page := do(t, noRedirects, "GET", srv.url+"assets/missing.js", html)
+	if resp.StatusCode != 404 || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" || resp.Header.Get("Cache-Control") != "" {
+		t.Fatalf("GET /assets/missing.js: %d, %q, Cache-Control %q; want 404 text/html with no Cache-Control",
+			resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"))
+	}
+	m := regexp.MustCompile(`<link rel="stylesheet" href="([^"]*)">`).FindSubmatch(page)
+	if m == nil || string(m[1]) != want {
+		t.Fatalf("the 404 page links %q, want the stylesheet as %s:\n%s", m, want, page)
+	}
+
+	resp, body := do(t, noRedirects, "GET", strings.TrimSuffix(srv.url, "/")+want, nil)
+	if resp.StatusCode != 200 || !bytes.Equal(body, css) || resp.Header.Get("Cache-Control") != jawsmw.CacheImmutable {
+		t.Errorf("GET %s: %d, %d bytes, Cache-Control %q; want 200, style.css, %q",
+			want, resp.StatusCode, len(body), resp.Header.Get("Cache-Control"), jawsmw.CacheImmutable)
+	}
+	stale := "/assets/style.0123456789abcdef.css"
+	if resp, _ := do(t, noRedirects, "GET", strings.TrimSuffix(srv.url, "/")+stale, nil); resp.StatusCode != 404 || resp.Header.Get("Cache-Control") != "" {
+		t.Errorf("GET %s: %d, Cache-Control %q; want 404 without", stale, resp.StatusCode, resp.Header.Get("Cache-Control"))
+	}
+	// Plain text for clients that do not ask for HTML.
+	if resp, body := do(t, noRedirects, "GET", srv.url+"assets/missing.js", nil); resp.StatusCode != 404 || string(body) != "404 page not found\n" {
+		t.Errorf("GET /assets/missing.js without Accept: %d %q", resp.StatusCode, body)
+	}
+}
+
+// viteNames is a Vite 8 build's output, as middleware's bundler fixtures
+// record it: name -> hashed by Vite.
+func viteNames(t *testing.T) map[string]bool {
+	t.Helper()
+	list, err := os.ReadFile(filepath.Join("..", "middleware", "testdata", "bundlers", "vite", "names.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for line := range strings.Lines(string(list)) {
+		kind, name, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if ok && (kind == "hashed" || kind == "plain") {
+			names[name] = kind == "hashed"
+		}
+	}
+	if len(names) < 10 {
+		t.Fatalf("names.txt lists %d names", len(names))
+	}
+	return names
+}
+
+// TestRunVite serves a Vite build's dist/ with -root, as
+// "vite build && go run ./example -root dist" does: the page loads its
+// script and stylesheet from Vite's own /assets/, the hashed names are
+// immutable and the page is revalidated, client routes get the page, and
+// missing assets are 404.
+func TestRunVite(t *testing.T) {
+	t.Parallel()
+	names := viteNames(t)
+	dist := t.TempDir()
+	content := func(name string) string { return "/* " + name + " */\n" }
+	var script, style string
+	for name := range names {
+		switch {
+		case strings.HasPrefix(name, "assets/index-") && strings.HasSuffix(name, ".js"):
+			script = name
+		case strings.HasPrefix(name, "assets/index-") && strings.HasSuffix(name, ".css"):
+			style = name
+		}
+	}
+	if script == "" || style == "" {
+		t.Fatalf("no hashed entry script and stylesheet in names.txt (%q, %q)", script, style)
+	}
+	index := `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="UTF-8" />
+    <link rel="icon" type="image/svg+xml" href="/favicon.svg" />
+    <title>vite-project</title>
+    <script type="module" crossorigin src="/` + script + `"></script>
+    <link rel="stylesheet" crossorigin href="/` + style + `">
+  </head>
+  <body>
+    <div id="root"></div>
+  </body>
+</html>
+`
+	for name := range names {
+		body := content(name)
+		if name == "index.html" {
+			body = index
+		}
+		if err := os.MkdirAll(filepath.Join(dist, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dist, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := startRun(t, "-root", dist, "-addr", "127.0.0.1:0")
+	base := strings.TrimSuffix(srv.url, "/")
+	html := http.Header{"Accept": {"text/html,application/xhtml+xml,*/*;q=0.8"}}
+
+	cases := []struct {
+		name        string
+		path        string
+		header      http.Header
+		wantStatus  int
+		wantBody    string // "" skips the check
+		wantCache   string // Cache-Control
+		wantInclude string // a part of the body
+	}{
+		{name: "page", path: "/", wantStatus: 200, wantBody: index, wantCache: jawsmw.CacheNoCache},
+		{name: "script", path: "/" + script, wantStatus: 200, wantBody: content(script), wantCache: jawsmw.CacheImmutable},
+		{name: "stylesheet", path: "/" + style, wantStatus: 200, wantBody: content(style), wantCache: jawsmw.CacheImmutable},
+		{name: "svg", path: "/assets/react-rDj2OWAV.svg", wantStatus: 200, wantBody: content("assets/react-rDj2OWAV.svg"), wantCache: jawsmw.CacheImmutable},
+		{name: "public file", path: "/favicon.svg", wantStatus: 200, wantBody: content("favicon.svg"), wantCache: ""},
+		{name: "client route", path: "/about", header: html, wantStatus: 200, wantBody: index, wantCache: jawsmw.CacheNoCache},
+		{name: "nested client route", path: "/users/42", header: html, wantStatus: 200, wantBody: index, wantCache: jawsmw.CacheNoCache},
+		{name: "missing asset", path: "/assets/index-XXXXXXXX.js", wantStatus: 404, wantBody: "404 page not found\n"},
+		// A browser loading a missing asset by hand gets the app's 404
+		// page, without a stylesheet: dist/ has no assets/style.css.
+		{name: "missing asset, browser", path: "/assets/index-XXXXXXXX.js", header: html, wantStatus: 404, wantInclude: "404: not found"},
+		{name: "assets/assets/", path: "/assets/" + script, wantStatus: 404},
+		{name: "outside assets/", path: "/" + path.Base(script), wantStatus: 404},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			resp, body := do(t, noRedirects, "GET", base+tc.path, tc.header)
+			if resp.StatusCode != tc.wantStatus || tc.wantBody != "" && string(body) != tc.wantBody || !strings.Contains(string(body), tc.wantInclude) {
+				t.Errorf("%d %q, want %d %q", resp.StatusCode, body, tc.wantStatus, cmp.Or(tc.wantBody, tc.wantInclude))
+			}
+			if cc := resp.Header.Get("Cache-Control"); cc != tc.wantCache {
+				t.Errorf("Cache-Control %q, want %q", cc, tc.wantCache)
+			}
+			if resp.StatusCode == 404 && strings.Contains(string(body), "stylesheet") {
+				t.Errorf("the 404 page links a stylesheet dist/ does not have: %s", body)
+			}
+		})
+	}
+
+	// What the page links, and every file of the build, at its own name.
+	t.Run("linked", func(t *testing.T) {
+		t.Parallel()
+		links := regexp.MustCompile(`(?:src|href)="(/[^"]*)"`).FindAllStringSubmatch(index, -1)
+		if len(links) != 3 {
+			t.Fatalf("index.html links %q, want 3", links)
+		}
+		for _, m := range links {
+			if resp, _ := do(t, noRedirects, "GET", base+m[1], nil); resp.StatusCode != 200 {
+				t.Errorf("index.html links %s: %d", m[1], resp.StatusCode)
+			}
+		}
+	})
+	t.Run("every file", func(t *testing.T) {
+		t.Parallel()
+		failed := 0
+		for name := range names {
+			want := content(name)
+			if name == "index.html" {
+				continue
+			}
+			resp, body := do(t, noRedirects, "GET", base+"/"+name, nil)
+			if resp.StatusCode != 200 || string(body) != want {
+				t.Errorf("GET /%s: %d %q, want 200 %q", name, resp.StatusCode, body, want)
+				if failed++; failed == 5 {
+					t.Fatalf("and more: %d files", len(names))
+				}
+			}
+		}
+	})
 }
 
 // TestRunRoot serves a -root directory, as the load benchmark does, and
@@ -384,8 +625,8 @@ func TestRunRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := startRun(t, "-root", dir, "-addr", "127.0.0.1:0")
-	if srv.dir != dir {
-		t.Errorf("run says it serves %q, want %q", srv.dir, dir)
+	if srv.serving != dir {
+		t.Errorf("run says it serves %q, want %q", srv.serving, dir)
 	}
 	browser := http.Header{"Accept-Encoding": {"gzip, deflate, br, zstd"}}
 	cases := []struct {
@@ -400,11 +641,11 @@ func TestRunRoot(t *testing.T) {
 		wantPath    string // the transfer path jaws took: memory, zerocopy, fallback; "" none
 	}{
 		{name: "file", path: "hello.txt", wantStatus: 200, wantBody: "hello, jaws\n", wantPath: "memory"},
-		{name: "asset", path: "assets/hello.txt", wantStatus: 200, wantBody: "hello, jaws\n", wantPath: "memory"},
+		{name: "no second mount", path: "assets/hello.txt", wantStatus: 404, wantBody: "404 page not found\n"},
 		{name: "binary file", path: "10k.bin", wantStatus: 200, wantBody: bin, wantPath: "memory"},
 		{name: "large binary", path: "1m.bin", header: browser, wantStatus: 200, wantBody: bigBin, wantPath: "zerocopy"},
 		{name: "large text", path: "big.log.txt", wantStatus: 200, wantBody: log, wantVary: "Accept-Encoding", wantPath: "zerocopy"},
-		{name: "large text, precompressed", path: "assets/big.log.txt", header: browser, wantStatus: 200, wantBody: gz.String(), wantCoding: "gzip",
+		{name: "large text, precompressed", path: "big.log.txt", header: browser, wantStatus: 200, wantBody: gz.String(), wantCoding: "gzip",
 			wantVary: "Accept-Encoding", wantPath: "zerocopy"},
 		{name: "page compressed", path: "page.html", header: browser, wantStatus: 200, wantDecoded: page, wantCoding: "br", wantVary: "Accept-Encoding", wantPath: "memory"},
 		{name: "API compressed by gzhttp", path: "api/files", header: browser, wantStatus: 200, wantCoding: "zstd", wantVary: "Accept-Encoding"},
@@ -466,7 +707,7 @@ func TestRunRoot(t *testing.T) {
 func TestRunCompression(t *testing.T) {
 	t.Parallel()
 	srv := startRun(t, "-addr", "127.0.0.1:0")
-	css := siteFile(t, "style.css")
+	css := siteFile(t, "assets/style.css")
 	url := srv.url + "assets/style.css"
 	stats := srv.stats
 
@@ -634,11 +875,7 @@ func TestReadmeMounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, sub); err != nil {
-		t.Fatal(err)
-	}
-	h, err := jaws.New(dir, jaws.Options{})
+	h, err := jaws.NewFS(sub, jaws.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -718,9 +955,9 @@ func TestReadmeMounts(t *testing.T) {
 			c := ts.Client()
 			base := ts.URL + tc.prefix
 
-			resp, body := do(t, c, "GET", base+"/style.css", nil)
-			if resp.StatusCode != 200 || string(body) != string(siteFile(t, "style.css")) {
-				t.Errorf("GET %s/style.css: %d, %d bytes; want 200 and the file", tc.prefix, resp.StatusCode, len(body))
+			resp, body := do(t, c, "GET", base+"/assets/style.css", nil)
+			if resp.StatusCode != 200 || string(body) != string(siteFile(t, "assets/style.css")) {
+				t.Errorf("GET %s/assets/style.css: %d, %d bytes; want 200 and the file", tc.prefix, resp.StatusCode, len(body))
 			}
 			resp, body = do(t, c, "GET", base+"/", nil)
 			if resp.StatusCode != 200 || string(body) != string(siteFile(t, "index.html")) {

@@ -74,7 +74,7 @@ function files() {
   const tbody = h("tbody", null, h("tr", null, h("td", { colspan: "3" }, "loading\u2026")));
   getJSON("/api/files").then((list) => {
     tbody.replaceChildren(...list.map((f) => h("tr", null,
-      h("td", null, h("a", { href: "/assets/" + f.name }, f.name)),
+      h("td", null, h("a", { href: "/" + f.name }, f.name)),
       h("td", null, String(f.size)),
       h("td", null, h("code", null, f.cacheControl || "(none)")))));
   }).catch((err) => tbody.replaceChildren(h("tr", null, h("td", { colspan: "3" }, String(err)))));
@@ -82,8 +82,8 @@ function files() {
     title: "Files",
     node: h("section", null,
       h("h1", null, "Files"),
-      h("p", null, "The files under the served directory (from ", h("code", null, "/api/files"), "), each also at ",
-        h("code", null, "/assets/NAME"), ", with the Cache-Control the rules give it: fingerprinted names are immutable, HTML is revalidated."),
+      h("p", null, "The files of the served site (from ", h("code", null, "/api/files"), "), each at ",
+        h("code", null, "/NAME"), ", with the Cache-Control the rules give it: fingerprinted names are immutable, HTML is revalidated."),
       h("table", { id: "files" },
         h("thead", null, h("tr", null, h("th", null, "name"), h("th", null, "bytes"), h("th", null, "Cache-Control"))),
         tbody)),
@@ -114,9 +114,11 @@ function about() {
       h("h1", null, "About"),
       h("p", null, "jaws picks, per request, how to move a file's bytes: from memory for small files, ",
         "with the kernel's zero-copy transfer for large ones, and through the ResponseWriter elsewhere."),
-      h("p", null, "This app mounts it twice on a chi router: at ", h("code", null, "/assets/"),
-        " for assets, and at ", h("code", null, "/"), " as a single-page app whose unknown routes get index.html, ",
-        "while missing assets such as ", h("a", { href: "/assets/missing.js" }, "/assets/missing.js"), " stay 404.")),
+      h("p", null, "This app serves its site at ", h("code", null, "/"), " on a chi router, laid out as a bundler's ",
+        h("code", null, "dist/"), " is, as a single-page app whose unknown routes get index.html, ",
+        "while missing assets such as ", h("a", { href: "/assets/missing.js" }, "/assets/missing.js"), " stay 404."),
+      h("p", null, "That page links its stylesheet by a hashed name from the handler, such as ",
+        h("code", null, "/assets/style.0123456789abcdef.css"), ", served immutable.")),
   };
 }
 
