@@ -23,28 +23,28 @@ import (
 // An entry never changes once built, apart from checked; a changed file gets
 // a new entry.
 type entry struct {
-	file     string      // the file under the root: the request name, or name/index.html
-	dirIndex bool        // the request name is a directory and file is its index page
-	info     fs.FileInfo // the file's metadata when the entry was built
-	ver      version     // and the version it identifies
-	checked  atomic.Int64
-	etag     string
-	ctype    string
-	body     []byte                            // the whole file, or nil when it is sent from disk
-	sf       *sharedFile                       // for a file sent from disk: its descriptor, shared by zero-copy transfers
-	future   bool                              // the mtime was ahead of the clock when the entry was built
-	seekable bool                              // a file sent from its source can be read at an offset: ranges work
-	sum      atomic.Pointer[[sha256.Size]byte] // the SHA-256 of the bytes, once known (see HashName)
-	hashing  sync.Mutex                        // held while the bytes are read for sum
+	file       string      // the file under the root: the request name, or name/index.html
+	dirIndex   bool        // the request name is a directory and file is its index page
+	info       fs.FileInfo // the file's metadata when the entry was built
+	ver        version     // and the version it identifies
+	checked    atomic.Int64
+	etag       string
+	ctype      string
+	body       []byte                            // the whole file, or nil when it is sent from disk
+	sf         *sharedFile                       // for a file sent from disk: its descriptor, shared by zero-copy transfers
+	mtimeAhead bool                              // the mtime was ahead of the clock when the entry was built
+	seekable   bool                              // a file sent from its source can be read at an offset: ranges work
+	sum        atomic.Pointer[[sha256.Size]byte] // the SHA-256 of the bytes, once known (see HashName)
+	hashing    sync.Mutex                        // held while the bytes are read for sum
 
 	// Content codings. A file's own entry knows which codings it can be
 	// served in; a variant (a sibling's bytes, or the file compressed) is
 	// an entry of its own, cached under the request name and coding.
-	coding       coding        // a variant's coding; identity for the file itself
-	siblings     codingSet     // precompressed siblings found when the entry was built
-	compressible bool          // the file may be compressed on first request
-	poor         atomic.Uint32 // codingSet of codings found to save too little
-	variantKeys  [numCodings]string
+	coding         coding        // a variant's coding; identity for the file itself
+	siblings       codingSet     // precompressed siblings found when the entry was built
+	compressible   bool          // the file may be compressed on first request
+	incompressible atomic.Uint32 // codingSet of codings found to save too little
+	variantKeys    [numCodings]string
 
 	// Header values, shared read-only by every response from this entry,
 	// so a hit allocates none of them. Canonical keys: "Etag", not "ETag".
@@ -98,7 +98,7 @@ func newEntry(file string, dirIndex bool, f fs.File, info fs.FileInfo, maxBody i
 		_, sk := f.(io.Seeker)
 		e.seekable = ra || sk
 	}
-	e.future = info.ModTime().After(time.Now())
+	e.mtimeAhead = info.ModTime().After(time.Now())
 	return e, nil
 }
 
@@ -281,13 +281,13 @@ func (c *cache) build(name string, info fs.FileInfo, put putMode, newEntry func(
 		if fl.err == nil && fl.e.matches(info) {
 			return fl.e, nil
 		}
-		return c.make(newEntry)
+		return c.create(newEntry)
 	}
 	fl := &flight{done: make(chan struct{})}
 	c.flights[name] = fl
 	c.mu.Unlock()
 
-	fl.e, fl.err = c.make(newEntry)
+	fl.e, fl.err = c.create(newEntry)
 	if fl.err == nil && put != putNone {
 		c.put(name, fl.e)
 		if put == putVisible {
@@ -308,7 +308,7 @@ type flight struct {
 	err  error
 }
 
-func (c *cache) make(newEntry func() (*entry, error)) (*entry, error) {
+func (c *cache) create(newEntry func() (*entry, error)) (*entry, error) {
 	if testHookNewEntry != nil {
 		testHookNewEntry()
 	}

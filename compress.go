@@ -235,7 +235,7 @@ func (v *variants) available(e *entry) codingSet {
 	if e.compressible {
 		s |= v.set
 	}
-	return s &^ codingSet(e.poor.Load())
+	return s &^ codingSet(e.incompressible.Load())
 }
 
 // choose negotiates the coding for a request for e and resolves the
@@ -286,7 +286,7 @@ func (v *variants) compressed(ctx context.Context, key string, orig *entry, c co
 	// Visible: a request arriving after the build must find the variant in
 	// the cache, or it would compress the file again.
 	return cache.build(key, orig.info, putVisible, func() (*entry, error) {
-		if codingSet(orig.poor.Load()).has(c) {
+		if codingSet(orig.incompressible.Load()).has(c) {
 			return nil, errNotWorth // found by a build this one waited for
 		}
 		// Waiting beats answering uncompressed: that answer could be kept
@@ -309,10 +309,10 @@ func (v *variants) compressed(ctx context.Context, key string, orig *entry, c co
 		if !worthIt(int64(len(out)), int64(len(src))) {
 			// Marked before the build ends, so no request compresses
 			// it again meanwhile.
-			orig.poor.Or(uint32(setOf(c)))
+			orig.incompressible.Or(uint32(setOf(c)))
 			return nil, errNotWorth
 		}
-		ve := &entry{file: orig.file, info: orig.info, ver: orig.ver, future: orig.future,
+		ve := &entry{file: orig.file, info: orig.info, ver: orig.ver, mtimeAhead: orig.mtimeAhead,
 			body: out, etag: etagOfBytes(out), ctype: orig.ctype}
 		ve.setCoding(c, orig)
 		ve.setHeaders()

@@ -430,7 +430,7 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, 
 	e := t.e
 	hdr := w.Header()
 	mod, lastMod := e.info.ModTime(), e.hdrLastModified
-	if e.future {
+	if e.mtimeAhead {
 		// RFC 9110 §8.8.2.1: a Last-Modified later than Date must be
 		// replaced by Date, and the validators compare with what was sent.
 		if now := time.Now(); mod.After(now) {

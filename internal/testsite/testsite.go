@@ -321,8 +321,11 @@ func Fetch(t testing.TB, c *http.Client, req *http.Request) (*http.Response, []b
 // would. header holds name, value pairs, added in order (a name may
 // repeat).
 func Serve(h http.Handler, method, target string, header ...string) *httptest.ResponseRecorder {
+	if len(header)%2 != 0 {
+		panic("testsite.Serve: odd header list " + strings.Join(header, ", "))
+	}
 	r := httptest.NewRequest(method, target, nil)
-	for i := 0; i+1 < len(header); i += 2 {
+	for i := 0; i < len(header); i += 2 {
 		r.Header.Add(header[i], header[i+1])
 	}
 	w := httptest.NewRecorder()
