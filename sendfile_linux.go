@@ -13,6 +13,11 @@ const zeroCopySupported = true
 // testHookSendfile, when set by a test, sees every sendfile call's result.
 var testHookSendfile func(n int, err error)
 
+// testHookInterrupt, when set by a test, makes a call ("sendmsg" or
+// "sendfile") fail with EINTR before it sends anything when it returns
+// true, as a signal arriving then would.
+var testHookInterrupt func(call string) bool
+
 // sendFile writes each segment's head and then its span of f to c with
 // sendfile(2), at explicit offsets, so any number of transfers share f.
 // The head goes out with MSG_MORE, so the kernel puts the header and the
@@ -22,6 +27,11 @@ var testHookSendfile func(n int, err error)
 // false when c has no socket to hand to the kernel; nothing was written then.
 // A closed stop ends the transfer: cancel closes it and then sets a past
 // deadline, so checking it after each renewal of the deadline cannot miss it.
+//
+// As internal/poll's sendfile loop: EINTR is retried at once (waiting for
+// writability instead could wait for an event that never comes on an
+// empty send buffer), EAGAIN waits for the netpoller, and n counts only
+// when positive (the calls return -1 with an error).
 func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, timeout time.Duration, chunk int64, stop <-chan struct{}) (written int64, handled bool, err error) {
 	rc, fd, ok := rawConns(c, f)
 	if !ok {
@@ -39,9 +49,9 @@ func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, timeout time.
 		}
 	}
 	send := func(p []byte, more bool) error {
-		flags := 0
+		flags := unix.MSG_NOSIGNAL
 		if more {
-			flags = unix.MSG_MORE
+			flags |= unix.MSG_MORE
 		}
 		for len(p) > 0 {
 			if err := renew(); err != nil {
@@ -49,17 +59,27 @@ func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, timeout time.
 			}
 			var werr error
 			err := rc.Write(func(fd uintptr) bool {
-				n, e := unix.SendmsgN(int(fd), p, nil, nil, flags|unix.MSG_NOSIGNAL)
-				if e == unix.EAGAIN {
-					return false
+				for {
+					var n int
+					var e error
+					if testHookInterrupt != nil && testHookInterrupt("sendmsg") {
+						e = unix.EINTR
+					} else {
+						n, e = unix.SendmsgN(int(fd), p, nil, nil, flags)
+					}
+					if n > 0 {
+						written += int64(n)
+						p = p[n:]
+					}
+					switch e {
+					case unix.EINTR:
+						continue
+					case unix.EAGAIN:
+						return false
+					}
+					werr = e
+					return true
 				}
-				if e == unix.EINTR {
-					return false
-				}
-				written += int64(n)
-				p = p[n:]
-				werr = e
-				return true
 			})
 			if err != nil {
 				return err
@@ -81,26 +101,33 @@ func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, timeout time.
 			}
 			var werr error
 			err := rc.Write(func(fd uintptr) bool {
-				n, e := unix.Sendfile(int(fd), src, &off, int(min(remain, chunk)))
-				if testHookSendfile != nil {
-					testHookSendfile(n, e)
-				}
-				if e == unix.EAGAIN || e == unix.EINTR {
+				for {
+					var n int
+					var e error
+					if testHookInterrupt != nil && testHookInterrupt("sendfile") {
+						e = unix.EINTR
+					} else {
+						n, e = unix.Sendfile(int(fd), src, &off, int(min(remain, chunk)))
+					}
+					if testHookSendfile != nil {
+						testHookSendfile(n, e)
+					}
 					if n > 0 {
 						written += int64(n)
 						remain -= int64(n)
 					}
-					return n > 0 // progress: back to the loop for a new deadline; none: wait
+					switch {
+					case e == unix.EINTR:
+						continue
+					case e == unix.EAGAIN:
+						return n > 0 // progress: back to the loop for a new deadline; none: wait
+					case e != nil:
+						werr = e
+					case n == 0:
+						werr = errShortFile // the file ended before its announced size
+					}
+					return true
 				}
-				switch {
-				case e != nil:
-					werr = e
-				case n == 0:
-					werr = errShortFile // the file ended before its announced size
-				}
-				written += int64(n)
-				remain -= int64(n)
-				return true
 			})
 			if err != nil {
 				return written, true, err

@@ -1,9 +1,14 @@
 package jaws
 
 import (
+	"bytes"
+	"io"
+	"net/http"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // sendfileBytes counts the bytes every sendfile call of the package moved.
@@ -33,5 +38,45 @@ func TestSendfileCarriesBody(t *testing.T) {
 	}
 	if moved := sendfileBytes.Load() - before; moved < size {
 		t.Errorf("sendfile moved %d bytes of a %d-byte body", moved, size)
+	}
+}
+
+// TestSendfileRetriesEINTR: a send interrupted by a signal before it sent
+// anything is made again at once, as internal/poll does. Waiting for
+// writability instead waits for an event that never comes on a connection
+// with an empty send buffer, and the transfer fails at SendTimeout. Not
+// parallel: it sets the package's hook.
+func TestSendfileRetriesEINTR(t *testing.T) {
+	_, h, files := zcSite(t, Options{SendTimeout: 2 * time.Second}, 70000)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	var mu sync.Mutex
+	interrupted := map[string]bool{}
+	testHookInterrupt = func(call string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		first := !interrupted[call]
+		interrupted[call] = true
+		return first
+	}
+	defer func() {
+		waitTransfers(t, h, 10*time.Second) // the hook's last reader is done
+		testHookInterrupt = nil
+	}()
+	c := dialRaw(t, srv)
+	c.send(t, get11("/70000.bin"))
+	c.SetReadDeadline(time.Now().Add(time.Second)) // well before SendTimeout
+	resp, err := http.ReadResponse(c.br, nil)
+	if err != nil {
+		t.Fatalf("no response within a second: %v", err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || !bytes.Equal(body, files["70000.bin"]) {
+		t.Fatalf("%d bytes of the body within a second: %v", len(body), err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !interrupted["sendmsg"] || !interrupted["sendfile"] {
+		t.Errorf("interrupted %v, want both calls", interrupted)
 	}
 }
