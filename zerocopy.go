@@ -99,10 +99,10 @@ func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFil
 	if !handled {
 		n, err = copySegments(conn, sf.f, segs, tail, h.opts.SendTimeout)
 	}
-	n -= int64(len(head)) // count body bytes, as the other paths do
-	// Counted before the connection goes back, so a client's next response
-	// on it implies this one is counted.
-	h.stats.zeroCopy.add(n)
+	// Body bytes, as the other paths count them; none when the client went
+	// away during the header. Counted before the connection goes back, so a
+	// client's next response on it implies this one is counted.
+	h.stats.zeroCopy.add(max(0, n-int64(len(head))))
 	if err != nil || !keepAlive {
 		conn.Close()
 		return true
