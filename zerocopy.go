@@ -6,10 +6,9 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"reflect"
 	"strconv"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -17,58 +16,53 @@ import (
 // The zero-copy path takes an HTTP/1.x connection from net/http, writes the
 // response header and the file's bytes with the platform's zero-copy call
 // (sendFile, one per OS file), and gives the connection back to the same
-// http.Server so keep-alive goes on (handback.go). It is taken only where that is provably
-// the same response net/http would send:
+// http.Server so keep-alive goes on (handback.go). It is taken only where
+// that is provably the same response net/http would send, with the same
+// connection handling after it:
 //
 //   - GET without a body on HTTP/1.x over a plain connection (no TLS, no
 //     HTTP/2): net/http discards an unread body, jaws would replay it as the
 //     next request;
-//   - a ResponseWriter that is net/http's own, unwrapped: a wrapper may log
-//     the status, compress or count the body, and would see none of it, so
-//     behind any wrapper jaws takes the fallback (where net/http still uses
-//     sendfile through ReadFrom);
+//   - a ResponseWriter that is net/http's own, unwrapped, whose header has
+//     not been written yet: a wrapper may log the status, compress or count
+//     the body, and would see none of it; a header already written would go
+//     out at the hijack, ahead of jaws's own. Both take the fallback (where
+//     net/http still uses sendfile through ReadFrom);
 //   - no Content-Encoding or Transfer-Encoding set by an outer handler;
 //   - a file of at least ZeroCopyMinSize bytes with a shared descriptor;
-//   - a connection that stays open: with "Connection: close" or HTTP/1.0
-//     the hijack buys nothing (no keep-alive to hand back), and the load
+//   - a server whose keep-alive state jaws can read (httpstate.go) and that
+//     does not accept unencrypted HTTP/2: to net/http a handed-back
+//     connection is a new one, where it would take an HTTP/2 preface that
+//     it refuses on a connection it kept;
+//   - a connection that stays open, as net/http decides it
+//     (replyConnection): with "Connection: close", HTTP/1.0 without
+//     keep-alive, a handler's "Connection: close" or keep-alives off, the
+//     hijack buys nothing (no keep-alive to hand back), and the load
 //     benchmark measured it 5-14% slower than net/http's own sendfile there,
 //     so those take the fallback unless Options.Transfer is TransferZeroCopy.
 //
 // What a ConnState hook sees for such a connection: StateActive, then
-// StateHijacked when jaws takes it; after the transfer, when it is handed
-// back, StateNew, StateActive for the next request and so on, as for a
-// freshly accepted connection. A connection that is not handed back (HTTP/1.0,
-// "Connection: close", server shutting down, a failed transfer) is closed by
-// jaws and reports no further state.
+// StateHijacked when jaws takes it; after the transfer, when its next
+// request begins and it is handed back, StateNew, StateActive and so on, as
+// for a freshly accepted connection. A connection that is not handed back
+// (closing, server shutting down, a failed transfer) is closed by jaws and
+// reports no further state.
 
 // zeroCopyCandidate reports whether r, answered through w, may take the
 // zero-copy path if its file is large enough.
 func (h *Handler) zeroCopyCandidate(w http.ResponseWriter, r *http.Request) bool {
-	return zeroCopySupported && h.opts.Transfer != TransferFallback &&
-		r.Method == http.MethodGet && r.ProtoMajor == 1 && r.TLS == nil && r.ContentLength == 0 &&
-		(h.opts.Transfer == TransferZeroCopy || r.ProtoAtLeast(1, 1) && !r.Close) &&
-		isServerWriter(w)
+	if !zeroCopySupported || h.opts.Transfer == TransferFallback ||
+		r.Method != http.MethodGet || r.ProtoMajor != 1 || r.TLS != nil || r.ContentLength != 0 ||
+		h.opts.Transfer != TransferZeroCopy && !requestKeepsAlive(r) || !isServerWriter(w) {
+		return false
+	}
+	written, known := headerWritten(w)
+	return known && !written
 }
 
 // zeroCopySize reports whether a body of n bytes from disk goes zero-copy.
 func (h *Handler) zeroCopySize(n int64) bool {
 	return h.opts.Transfer == TransferZeroCopy || n >= h.opts.ZeroCopyMinSize
-}
-
-// serverWriterType is net/http's own ResponseWriter type for HTTP/1, learnt
-// from the first one seen, so the check per request is one comparison.
-var serverWriterType atomic.Pointer[reflect.Type]
-
-func isServerWriter(w http.ResponseWriter) bool {
-	t := reflect.TypeOf(w)
-	if p := serverWriterType.Load(); p != nil {
-		return *p == t
-	}
-	if t.String() != "*http.response" || t.Elem().PkgPath() != "net/http" {
-		return false
-	}
-	serverWriterType.Store(&t)
-	return true
 }
 
 // zeroCopy sends resp for file sf over the hijacked connection and counts
@@ -80,63 +74,175 @@ func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFil
 		return false
 	}
 	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
-	keepAlive := srv != nil && r.ProtoAtLeast(1, 1) && !r.Close && !h.shuttingDown(srv)
+	if srv == nil || srv.Protocols != nil && srv.Protocols.UnencryptedHTTP2() {
+		return false
+	}
+	enabled, known := keepAlivesEnabled(srv)
+	if !known {
+		return false
+	}
+	conn := replyConnection(r, hdr, enabled)
+	if !conn.keepAlive && h.opts.Transfer != TransferZeroCopy {
+		return false
+	}
 	if !h.transfers.begin() {
 		return false // the handler is closing
 	}
 	defer h.transfers.end()
 
-	conn, brw, err := w.(http.Hijacker).Hijack()
+	c, brw, err := w.(http.Hijacker).Hijack()
 	if err != nil {
 		return false
 	}
-	h.transfers.track(conn, true)
-	defer h.transfers.track(conn, false)
+	h.transfers.track(c, true)
+	defer h.transfers.track(c, false)
 
-	head := responseHead(resp.status, hdr, keepAlive)
+	head := responseHead(r, resp.status, hdr, conn)
 	segs, tail := segments(head, resp)
-	n, handled, err := sendFile(netConn(conn), sf.f, segs, tail, h.opts.SendTimeout, h.opts.SendChunk, h.transfers.stopped())
+	n, handled, err := sendFile(netConn(c), sf.f, segs, tail, h.opts.SendTimeout, h.opts.SendChunk, h.transfers.stopped())
 	if !handled {
-		n, err = copySegments(conn, sf.f, segs, tail, h.opts.SendTimeout)
+		n, err = copySegments(c, sf.f, segs, tail, h.opts.SendTimeout)
 	}
 	// Body bytes, as the other paths count them; none when the client went
 	// away during the header. Counted before the connection goes back, so a
 	// client's next response on it implies this one is counted.
 	h.stats.zeroCopy.add(max(0, n-int64(len(head))))
-	if err != nil || !keepAlive {
-		conn.Close()
+	if err != nil || !conn.keepAlive {
+		c.Close()
 		return true
 	}
-	conn.SetDeadline(time.Time{})
-	h.handBack(srv, conn, brw.Reader)
+	// As net/http checks again after each response (conn.serve).
+	if on, _ := keepAlivesEnabled(srv); !on {
+		c.Close()
+		return true
+	}
+	c.SetDeadline(time.Time{})
+	h.handBack(srv, c, brw.Reader)
 	return true
 }
 
-// responseHead is the status line and header block, as net/http would write
-// them for these headers.
-func responseHead(status int, hdr http.Header, keepAlive bool) []byte {
+// requestKeepsAlive reports whether, as far as r alone decides, net/http
+// keeps its connection open after a response with a Content-Length
+// (chunkWriter.writeHeader in net/http/server.go).
+func requestKeepsAlive(r *http.Request) bool {
+	if wantsHTTP10KeepAlive(r) {
+		return true
+	}
+	return r.ProtoAtLeast(1, 1) && !wantsClose(r)
+}
+
+// wantsClose is net/http's Request.wantsClose: any "close" token in the
+// first Connection value, by hasToken, which also finds it in
+// "keep-alive close" or after a tab, unlike r.Close.
+func wantsClose(r *http.Request) bool {
+	return r.Close || hasToken(first(r.Header, "Connection"), "close")
+}
+
+// wantsHTTP10KeepAlive is net/http's Request.wantsHttp10KeepAlive.
+func wantsHTTP10KeepAlive(r *http.Request) bool {
+	return r.ProtoMajor == 1 && r.ProtoMinor == 0 && hasToken(first(r.Header, "Connection"), "keep-alive")
+}
+
+// hasToken is net/http's: whether token occurs in v, case-insensitively,
+// between boundaries (start, end, space, comma or tab).
+func hasToken(v, token string) bool {
+	if len(token) > len(v) || token == "" {
+		return false
+	}
+	if v == token {
+		return true
+	}
+	for sp := 0; sp <= len(v)-len(token); sp++ {
+		if b := v[sp]; b != token[0] && b|0x20 != token[0] {
+			continue
+		}
+		if sp > 0 && !isTokenBoundary(v[sp-1]) {
+			continue
+		}
+		if end := sp + len(token); end != len(v) && !isTokenBoundary(v[end]) {
+			continue
+		}
+		if strings.EqualFold(v[sp:sp+len(token)], token) {
+			return true
+		}
+	}
+	return false
+}
+
+func isTokenBoundary(b byte) bool { return b == ' ' || b == ',' || b == '\t' }
+
+// connection is what net/http does about the connection for a response:
+// whether it keeps it open, whether it drops the handler's Connection
+// header, and the one it adds ("" for none).
+type connection struct {
+	keepAlive bool
+	drop      bool
+	add       string
+}
+
+// replyConnection is net/http's decision for a response to r with header
+// hdr, a Content-Length and a body, on a server whose keep-alives are
+// enabled or not (doKeepAlives): chunkWriter.writeHeader's closeAfterReply
+// and Connection header, step by step, quirks and all (an HTTP/1.0 client
+// asking for keep-alive keeps it even with a "close" token; a handler's
+// "Connection: close" counts only as the whole first value).
+func replyConnection(r *http.Request, hdr http.Header, keepAlivesEnabled bool) connection {
+	var c connection
+	closeAfter := false
+	if wantsHTTP10KeepAlive(r) {
+		if _, set := hdr["Connection"]; !set {
+			c.add = "keep-alive"
+		}
+	} else if !r.ProtoAtLeast(1, 1) || wantsClose(r) {
+		closeAfter = true
+	}
+	if first(hdr, "Connection") == "close" || !keepAlivesEnabled {
+		closeAfter = true
+	}
+	if closeAfter && (!keepAlivesEnabled || !hasToken(first(hdr, "Connection"), "close")) {
+		c.drop = true
+		if r.ProtoAtLeast(1, 1) {
+			c.add = "close"
+		}
+	}
+	c.keepAlive = !closeAfter
+	return c
+}
+
+// responseHead is the status line and header block as net/http would write
+// them for these headers (writeStatusLine and chunkWriter.writeHeader).
+func responseHead(r *http.Request, status int, hdr http.Header, conn connection) []byte {
 	var b bytes.Buffer
 	b.Grow(512)
-	b.WriteString("HTTP/1.1 ")
+	if r.ProtoAtLeast(1, 1) {
+		b.WriteString("HTTP/1.1 ")
+	} else {
+		b.WriteString("HTTP/1.0 ")
+	}
 	b.WriteString(strconv.Itoa(status))
 	b.WriteByte(' ')
 	b.WriteString(http.StatusText(status))
 	b.WriteString("\r\n")
+	exclude := map[string]bool(nil)
+	if conn.drop {
+		exclude = excludeConnection
+	}
+	hdr.WriteSubset(&b, exclude)
 	if _, ok := hdr["Date"]; !ok {
 		b.WriteString("Date: ")
 		b.WriteString(time.Now().UTC().Format(http.TimeFormat))
 		b.WriteString("\r\n")
 	}
-	if !keepAlive {
-		b.WriteString("Connection: close\r\n")
+	if conn.add != "" {
+		b.WriteString("Connection: ")
+		b.WriteString(conn.add)
+		b.WriteString("\r\n")
 	}
-	hdr.WriteSubset(&b, excludedHead)
 	b.WriteString("\r\n")
 	return b.Bytes()
 }
 
-// excludedHead are headers jaws decides itself on this path.
-var excludedHead = map[string]bool{"Connection": true}
+var excludeConnection = map[string]bool{"Connection": true}
 
 // segment is bytes to write followed by a span of the file to send.
 type segment struct {

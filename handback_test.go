@@ -1,0 +1,166 @@
+package jaws
+
+import (
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jaws-go/jaws/internal/conversation"
+)
+
+type step = conversation.Step
+
+// handbackCase is one conversation played against http.FileServer and
+// against jaws forced onto the zero-copy path, on servers set up alike.
+type handbackCase struct {
+	name     string
+	size     int                             // of /f.bin; 0 means 100 KiB
+	config   func(*http.Server)              // server settings, both sides
+	wrap     func(http.Handler) http.Handler // handlers before the file server, both sides
+	steps    func(srv *http.Server) []step   // the conversation
+	zeroCopy uint64                          // zero-copy responses jaws must send: the path under test ran
+}
+
+const f = "/f.bin"
+
+// req is a GET of /f.bin with extra header lines.
+func req(extra ...string) string { return get11(f, extra...) }
+
+// pipelinedClose: a request asking to close, another behind it; net/http
+// answers the first and closes.
+func pipelinedClose(first string) func(*http.Server) []step {
+	return func(*http.Server) []step {
+		return []step{{Send: first + req(), Read: 2, Closed: time.Second}}
+	}
+}
+
+// pipelinedKeep: two requests pipelined, both answered, the connection open.
+func pipelinedKeep(first string) func(*http.Server) []step {
+	return func(*http.Server) []step {
+		return []step{{Send: first + first, Read: 2, Open: 200 * time.Millisecond}}
+	}
+}
+
+func setHeader(k, v string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set(k, v)
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+var handbackCases = []handbackCase{
+	// 1. Close decisions.
+	{name: "1/Connection: keep-alive close", zeroCopy: 1,
+		steps: pipelinedClose(req("Connection: keep-alive close\r\n"))},
+	{name: "1/Connection: foo, close", zeroCopy: 1,
+		steps: pipelinedClose(req("Connection: foo, close\r\n"))},
+	{name: "1/Connection: keep-alive<TAB>close", zeroCopy: 1,
+		steps: pipelinedClose(req("Connection: keep-alive\tclose\r\n"))},
+	{name: "1/Connection obs-folded", zeroCopy: 1,
+		steps: pipelinedClose(req("Connection: keep-alive\r\n close\r\n"))},
+	{name: "1/HTTP/1.0", zeroCopy: 1,
+		steps: pipelinedClose("GET " + f + " HTTP/1.0\r\n\r\n")},
+	{name: "1/HTTP/1.0 keep-alive", zeroCopy: 2,
+		steps: pipelinedKeep("GET " + f + " HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")},
+	{name: "1/HTTP/1.0 keep-alive, close", zeroCopy: 2, // net/http keeps it
+		steps: pipelinedKeep("GET " + f + " HTTP/1.0\r\nConnection: keep-alive, close\r\n\r\n")},
+	{name: "1/handler sets Connection: close", zeroCopy: 1,
+		wrap:  setHeader("Connection", "close"),
+		steps: pipelinedClose(req())},
+	{name: "1/handler sets Connection: foo, close", zeroCopy: 2, // net/http keeps it
+		wrap:  setHeader("Connection", "foo, close"),
+		steps: pipelinedKeep(req())},
+	{name: "1/keep-alives disabled", zeroCopy: 1,
+		steps: func(srv *http.Server) []step {
+			return []step{{Do: func() string { srv.SetKeepAlivesEnabled(false); return "" },
+				Send: req() + req(), Read: 2, Closed: time.Second}}
+		}},
+	// 6. Protocols: an HTTP/2 preface is a request like any other after
+	// the first one on a connection.
+	{name: "6/HTTP/2 preface after a response", zeroCopy: 0,
+		config: func(s *http.Server) {
+			s.Protocols = new(http.Protocols)
+			s.Protocols.SetHTTP1(true)
+			s.Protocols.SetUnencryptedHTTP2(true)
+		},
+		wrap: func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == "PRI" {
+					http.Error(w, "no upgrade here", http.StatusBadRequest)
+					return
+				}
+				next.ServeHTTP(w, r)
+			})
+		},
+		steps: func(*http.Server) []step {
+			return []step{{Send: req() + "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", Read: 2, Closed: time.Second}}
+		}},
+
+	// 7. A header written before jaws runs.
+	{name: "7/header already written", zeroCopy: 0,
+		wrap: func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(http.StatusOK)
+				next.ServeHTTP(w, r)
+			})
+		},
+		steps: pipelinedKeep(req())},
+}
+
+// TestHandbackLikeNetHTTP plays each conversation against http.FileServer
+// and against jaws on the zero-copy path, with the same server settings and
+// the same handlers in front, and wants the same record: responses, the
+// headers that decide framing and the connection, bodies, and who closes
+// the connection when.
+func TestHandbackLikeNetHTTP(t *testing.T) {
+	t.Parallel()
+	quiet := log.New(io.Discard, "", 0)
+	for _, tc := range handbackCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			size := tc.size
+			if size == 0 {
+				size = 100 << 10
+			}
+			must(t, os.WriteFile(filepath.Join(dir, "f.bin"), randomBytes(size), 0o644))
+			h := newTestHandler(t, dir, Options{Transfer: TransferZeroCopy, CacheMaxFileSize: 1024})
+			start := func(handler http.Handler) *httptest.Server {
+				if tc.wrap != nil {
+					handler = tc.wrap(handler)
+				}
+				srv := httptest.NewUnstartedServer(handler)
+				srv.Config.ErrorLog = quiet
+				if tc.config != nil {
+					tc.config(srv.Config)
+				}
+				srv.Start()
+				t.Cleanup(srv.Close)
+				return srv
+			}
+			ref, zc := start(http.FileServer(http.Dir(dir))), start(h)
+			var want, got []string
+			var wg sync.WaitGroup
+			wg.Go(func() { want = conversation.Run(ref.Listener.Addr().String(), tc.steps(ref.Config)) })
+			wg.Go(func() { got = conversation.Run(zc.Listener.Addr().String(), tc.steps(zc.Config)) })
+			wg.Wait()
+			if !slices.Equal(got, want) {
+				t.Errorf("jaws:\n\t%s\nnet/http:\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+			}
+			waitTransfers(t, h, 10*time.Second)
+			if n := h.Stats().ZeroCopy.Responses; n != tc.zeroCopy {
+				t.Errorf("%d zero-copy responses, want %d", n, tc.zeroCopy)
+			}
+		})
+	}
+}
