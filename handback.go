@@ -3,135 +3,253 @@ package jaws
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
-// handBack gives conn back to srv, which serves its next request as on any
-// accepted connection. Bytes net/http had already read from it (pipelined
-// requests) are replayed first.
+// After a zero-copy response on a connection that stays open, jaws gives it
+// back to the same http.Server, which then serves its next requests as on
+// any connection. net/http has no API to take back a hijacked connection,
+// only Serve, to which every connection is new; what jaws does around it
+// makes a handed-back connection behave as one net/http had kept (the
+// steps of conn.serve in net/http/server.go between two requests):
 //
-// To net/http a handed-back connection is a new one, and a new connection
-// waits for its first request with neither IdleTimeout (which applies
-// between requests) nor, unless ReadHeaderTimeout or ReadTimeout is set, any
-// deadline; and Shutdown does not count it as idle until it is 5 seconds
-// old. So until the first byte of the next request arrives, handbackConn
-// keeps the server's idle timeout on its reads, and the server's shutdown
-// closes it, as both would do for a keep-alive connection net/http had kept.
+//   - jaws, not net/http, waits for the next request, under the server's
+//     idle timeout (IdleTimeout, else ReadTimeout), until its first 4 bytes
+//     are there, as net/http's Peek(4) does. Only then does it hand the
+//     connection over, so that ReadHeaderTimeout and ReadTimeout, which
+//     net/http arms at once on a new connection, start when the request
+//     does, as they do on a kept one.
+//   - The wait runs inside Accept of a one-connection listener that Serve
+//     tracks: Shutdown and Close close listeners, and closing this one
+//     closes the idle connection, as net/http closes its idle ones.
+//   - A connection whose next request has not fully arrived is in state
+//     StateNew to net/http, which Shutdown leaves alone for 5 seconds;
+//     a kept one would be StateIdle, closed at once. jaws closes it from
+//     the server's shutdown hook until the blank line ending its header
+//     block has been read.
+//   - The connection itself is handed over, so that ConnContext and
+//     ConnState see the *net.TCPConn they saw before, unless jaws must
+//     replay bytes net/http had already read (pipelined requests) or watch
+//     for the end of a header block still arriving: then a handbackConn,
+//     which passes on CloseWrite, ReadFrom, SyscallConn, and offers
+//     NetConn for the connection beneath.
+//
+// What cannot be made the same is documented in the README ("The zero-copy
+// path") and SECURITY.md: BaseContext and ConnContext run again for each
+// hand-back; ConnState goes StateHijacked, then StateNew; and the next
+// request's header is held to MaxHeaderBytes (plus 4096) like a first
+// request's, without the bytes net/http's buffer may hold uncounted on a
+// kept connection.
+
+// requestStart is how many bytes of the next request net/http waits for,
+// under the idle timeout, before it arms its request timeouts (Peek(4) in
+// conn.serve).
+const requestStart = 4
+
+// peekSize is how much of the next request jaws looks at for the end of its
+// header block: net/http's read buffer.
+const peekSize = 4 << 10
+
+// handBack gives conn back to srv; br holds what net/http had read from it
+// past the request just answered.
 func (h *Handler) handBack(srv *http.Server, conn net.Conn, br *bufio.Reader) {
 	var pending []byte
 	if n := br.Buffered(); n > 0 {
 		p, _ := br.Peek(n)
 		pending = bytes.Clone(p)
 	}
-	if hc, ok := conn.(*handbackConn); ok { // a connection handed back before: one wrapper only
+	if hc, ok := conn.(*handbackConn); ok { // handed back before: one wrapper only
+		hc.release()
 		pending = append(pending, hc.pending...)
 		conn = hc.Conn
 	}
-	hc := &handbackConn{Conn: conn, pending: pending}
-	if len(pending) == 0 {
-		hc.awaitRequest(h.server(srv), srv)
+	l := &handbackListener{st: h.server(srv), srv: srv, addr: conn.LocalAddr(), conn: conn, pending: pending}
+	if d := idleTimeout(srv); d > 0 {
+		l.idleUntil = time.Now().Add(d)
 	}
-	l := &handbackListener{}
-	var c net.Conn = hc
-	l.conn.Store(&c)
 	go func() {
 		srv.Serve(l) // returns at the second Accept, or at once when shutting down
-		if c := l.take(); c != nil {
-			c.Close() // never accepted: the server is shutting down
-		}
+		l.Close()
 	}()
 }
 
-// handbackListener accepts one connection, then reports itself closed.
-type handbackListener struct {
-	conn atomic.Pointer[net.Conn]
+// idleTimeout is net/http's Server.idleTimeout.
+func idleTimeout(srv *http.Server) time.Duration {
+	if srv.IdleTimeout != 0 {
+		return srv.IdleTimeout
+	}
+	return srv.ReadTimeout
 }
 
-func (l *handbackListener) take() net.Conn {
-	if p := l.conn.Swap(nil); p != nil {
-		return *p
+// handbackListener accepts one connection, when its next request begins,
+// then reports itself closed.
+type handbackListener struct {
+	st        *serverState
+	srv       *http.Server
+	addr      net.Addr
+	idleUntil time.Time // zero: no idle timeout
+
+	mu      sync.Mutex
+	conn    net.Conn // until Accept takes it
+	pending []byte   // bytes of the next requests already read
+	waiting net.Conn // while Accept waits for the next request
+	closed  bool
+}
+
+var errKeepAlivesOff = errors.New("jaws: keep-alives disabled while the connection was idle")
+
+func (l *handbackListener) Accept() (net.Conn, error) {
+	l.mu.Lock()
+	c, pending := l.conn, l.pending
+	l.conn, l.pending = nil, nil
+	if c == nil || l.closed {
+		l.mu.Unlock()
+		if c != nil {
+			c.Close()
+		}
+		return nil, net.ErrClosed
+	}
+	l.waiting = c
+	l.mu.Unlock()
+
+	var next net.Conn
+	err := net.ErrClosed
+	if l.st.addIdle(l) {
+		next, err = l.awaitRequest(c, pending)
+		l.st.removeIdle(l)
+	}
+
+	l.mu.Lock()
+	l.waiting = nil
+	if err == nil && l.closed {
+		err = net.ErrClosed
+	}
+	l.mu.Unlock()
+	if err == nil {
+		if on, _ := keepAlivesEnabled(l.srv); !on {
+			err = errKeepAlivesOff
+		}
+	}
+	if err != nil {
+		if hc, ok := next.(*handbackConn); ok {
+			hc.release()
+		}
+		c.Close()
+		return nil, net.ErrClosed
+	}
+	return next, nil
+}
+
+// awaitRequest waits, under the idle timeout, for the first bytes of the
+// next request, and returns the connection net/http is to serve.
+func (l *handbackListener) awaitRequest(c net.Conn, pending []byte) (net.Conn, error) {
+	var peeked []byte
+	if len(pending) < requestStart {
+		c.SetReadDeadline(l.idleUntil)
+		if len(pending) == 0 {
+			buf := make([]byte, peekSize)
+			n, err := peekConn(c, buf)
+			if err != nil && err != errors.ErrUnsupported {
+				return nil, err
+			}
+			peeked = buf[:n]
+		}
+		if len(peeked) < requestStart {
+			// Fewer bytes than net/http waits for, or no way to look
+			// without reading: read them, as net/http's Peek(4) does.
+			buf := make([]byte, peekSize)
+			for len(pending) < requestStart {
+				n, err := c.Read(buf)
+				pending = append(pending, buf[:n]...)
+				if err != nil {
+					return nil, err
+				}
+			}
+			peeked = nil
+		}
+		c.SetReadDeadline(time.Time{})
+	}
+	if len(pending) == 0 && headerEnds(peeked) {
+		return c, nil // net/http reads the whole header block at once
+	}
+	hc := &handbackConn{Conn: c, pending: pending}
+	var scan headScan
+	if !scan.feed(pending) {
+		hc.scan = scan
+		if !l.st.addReading(hc) {
+			return hc, net.ErrClosed // the server is shutting down
+		}
+		hc.st.Store(l.st)
+	}
+	return hc, nil
+}
+
+// Close ends a wait for the next request by closing the connection, as
+// Shutdown and Close of the server close their idle connections.
+func (l *handbackListener) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	if l.waiting != nil {
+		l.waiting.Close()
+	}
+	if l.conn != nil { // never accepted: the server was shutting down
+		l.conn.Close()
+		l.conn = nil
 	}
 	return nil
 }
 
-func (l *handbackListener) Accept() (net.Conn, error) {
-	if c := l.take(); c != nil {
-		return c, nil
-	}
-	return nil, net.ErrClosed
-}
+// Addr is the connection's local address, which a BaseContext hook
+// might look at.
+func (l *handbackListener) Addr() net.Addr { return l.addr }
 
-func (l *handbackListener) Close() error { return nil }
-
-func (l *handbackListener) Addr() net.Addr { return dummyAddr{} }
-
-type dummyAddr struct{}
-
-func (dummyAddr) Network() string { return "tcp" }
-func (dummyAddr) String() string  { return "jaws-handback" }
-
-// handbackConn is a connection jaws gave back to its server: it reads
-// pending before the connection itself and, while idle (no byte of the next
-// request read yet), bounds reads by the server's idle timeout and lets the
-// server's shutdown close it.
+// handbackConn is a handed-back connection that replays bytes net/http had
+// already read from it, or whose next request's header block has not fully
+// arrived: until it has, the server's shutdown closes it.
 type handbackConn struct {
 	net.Conn
 	pending []byte
 
-	mu     sync.Mutex
-	srv    *serverState // set while idle
-	idleAt time.Time    // the idle deadline; zero: none
-	rd     time.Time    // the read deadline net/http asked for
+	scan headScan                    // the next request's bytes read so far
+	st   atomic.Pointer[serverState] // set while that request's header is arriving
 }
 
-// awaitRequest starts the idle wait, under srv's idle timeout as net/http
-// reckons it (IdleTimeout, else ReadTimeout).
-func (c *handbackConn) awaitRequest(st *serverState, srv *http.Server) {
-	d := srv.IdleTimeout
-	if d == 0 {
-		d = srv.ReadTimeout
-	}
-	if d > 0 {
-		c.idleAt = time.Now().Add(d)
-		c.Conn.SetReadDeadline(c.idleAt)
-	}
-	if !st.addIdle(c) {
-		c.Conn.Close() // the server is shutting down
-		return
-	}
-	c.srv = st
-}
-
-// active ends the idle wait: a byte of a request arrived, or the connection
-// is closing.
-func (c *handbackConn) active() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.srv == nil {
-		return
-	}
-	c.srv.removeIdle(c)
-	c.srv, c.idleAt = nil, time.Time{}
-	c.Conn.SetReadDeadline(c.rd)
-}
-
-func (c *handbackConn) Read(p []byte) (int, error) {
+func (c *handbackConn) Read(p []byte) (n int, err error) {
 	if len(c.pending) > 0 {
-		n := copy(p, c.pending)
+		n = copy(p, c.pending)
 		c.pending = c.pending[n:]
-		return n, nil
+	} else {
+		n, err = c.Conn.Read(p)
 	}
-	n, err := c.Conn.Read(p)
-	if n > 0 {
-		c.active()
+	if c.st.Load() != nil && c.scan.feed(p[:n]) {
+		c.release()
 	}
 	return n, err
 }
+
+// release ends the shutdown hook's hold on c.
+func (c *handbackConn) release() {
+	if st := c.st.Swap(nil); st != nil {
+		st.removeReading(c)
+	}
+}
+
+func (c *handbackConn) Close() error {
+	c.release()
+	return c.Conn.Close()
+}
+
+// NetConn returns the connection beneath, for a ConnContext or ConnState
+// hook that looks for a *net.TCPConn.
+func (c *handbackConn) NetConn() net.Conn { return c.Conn }
 
 // ReadFrom passes the connection's own ReadFrom on, so that net/http's
 // sendfile still serves fallback responses on a handed-back connection.
@@ -142,24 +260,21 @@ func (c *handbackConn) ReadFrom(r io.Reader) (int64, error) {
 	return io.Copy(struct{ io.Writer }{c.Conn}, r)
 }
 
-func (c *handbackConn) SetReadDeadline(t time.Time) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.rd = t
-	if !c.idleAt.IsZero() && (t.IsZero() || c.idleAt.Before(t)) {
-		t = c.idleAt
+// CloseWrite passes the half-close on: net/http uses it to end a connection
+// whose client may still be sending (after a 431, say) without a reset.
+func (c *handbackConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
 	}
-	return c.Conn.SetReadDeadline(t)
+	return errors.ErrUnsupported
 }
 
-func (c *handbackConn) SetDeadline(t time.Time) error {
-	c.Conn.SetWriteDeadline(t)
-	return c.SetReadDeadline(t)
-}
-
-func (c *handbackConn) Close() error {
-	c.active()
-	return c.Conn.Close()
+// SyscallConn passes the socket on, for hooks that set options on it.
+func (c *handbackConn) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := c.Conn.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, errors.ErrUnsupported
 }
 
 // netConn returns the connection beneath jaws's own wrapper, for sendFile.
@@ -170,51 +285,146 @@ func netConn(c net.Conn) net.Conn {
 	return c
 }
 
-// serverState is what jaws knows of one http.Server: whether it is shutting
-// down, and the handed-back connections idle on it, which its shutdown
-// closes.
-type serverState struct {
-	mu   sync.Mutex
-	down atomic.Bool
-	idle map[*handbackConn]struct{}
+// headScan follows the bytes of a request up to the blank line ending its
+// header block ("\n" or "\r\n" on a line of its own, as net/textproto reads
+// lines). The zero value is at the start of the request, where a blank line
+// also makes net/http answer without waiting for more (a malformed request).
+type headScan uint8
+
+const (
+	scanLineStart headScan = iota
+	scanInLine
+	scanCR // "\r" at the start of a line
+	scanDone
+)
+
+// feed scans p and reports whether the header block has ended.
+func (s *headScan) feed(p []byte) bool {
+	st := *s
+	for _, b := range p {
+		if st == scanDone {
+			break
+		}
+		switch {
+		case b == '\n' && st != scanInLine:
+			st = scanDone
+		case b == '\n':
+			st = scanLineStart
+		case b == '\r' && st == scanLineStart:
+			st = scanCR
+		default:
+			st = scanInLine
+		}
+	}
+	*s = st
+	return st == scanDone
 }
 
-func (s *serverState) addIdle(c *handbackConn) bool {
+// headerEnds reports whether p holds the end of a request's header block.
+func headerEnds(p []byte) bool {
+	var s headScan
+	return s.feed(p)
+}
+
+// serverState is what jaws keeps per http.Server: the handed-back
+// connections waiting for their next request, and those whose next
+// request's header block is still arriving, which its shutdown closes.
+type serverState struct {
+	srv *http.Server
+
+	mu       sync.Mutex
+	down     bool
+	idle     map[*handbackListener]struct{}
+	watching bool // watchKeepAlives is running
+	reading  map[*handbackConn]struct{}
+}
+
+// keepAliveCheck is how often jaws looks whether keep-alives were turned
+// off while it has idle connections: SetKeepAlivesEnabled(false) closes
+// net/http's own idle connections at once, and tells nobody.
+const keepAliveCheck = 100 * time.Millisecond
+
+func (s *serverState) addIdle(l *handbackListener) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.down.Load() {
+	if s.down {
 		return false
 	}
 	if s.idle == nil {
-		s.idle = make(map[*handbackConn]struct{})
+		s.idle = make(map[*handbackListener]struct{})
 	}
-	s.idle[c] = struct{}{}
+	s.idle[l] = struct{}{}
+	if !s.watching {
+		s.watching = true
+		go s.watchKeepAlives()
+	}
 	return true
 }
 
-func (s *serverState) removeIdle(c *handbackConn) {
+func (s *serverState) removeIdle(l *handbackListener) {
 	s.mu.Lock()
-	delete(s.idle, c)
+	delete(s.idle, l)
 	s.mu.Unlock()
 }
 
-// shutdown marks the server down and closes its idle handed-back
-// connections, as http.Server.Shutdown closes its own idle ones.
-func (s *serverState) shutdown() {
-	s.mu.Lock()
-	s.down.Store(true)
-	idle := s.idle
-	s.idle = nil
-	s.mu.Unlock()
-	for c := range idle {
-		c.Conn.Close()
+// watchKeepAlives closes the idle connections when keep-alives are turned
+// off, as long as there are any.
+func (s *serverState) watchKeepAlives() {
+	t := time.NewTicker(keepAliveCheck)
+	defer t.Stop()
+	for range t.C {
+		on, _ := keepAlivesEnabled(s.srv)
+		s.mu.Lock()
+		if len(s.idle) == 0 {
+			s.watching = false
+			s.mu.Unlock()
+			return
+		}
+		var idle []*handbackListener
+		if !on {
+			for l := range s.idle {
+				idle = append(idle, l)
+			}
+		}
+		s.mu.Unlock()
+		for _, l := range idle {
+			l.Close()
+		}
 	}
 }
 
-// shuttingDown reports whether srv is shutting down, as far as jaws has
-// heard.
-func (h *Handler) shuttingDown(srv *http.Server) bool {
-	return h.server(srv).down.Load()
+func (s *serverState) addReading(c *handbackConn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.down {
+		return false
+	}
+	if s.reading == nil {
+		s.reading = make(map[*handbackConn]struct{})
+	}
+	s.reading[c] = struct{}{}
+	return true
+}
+
+func (s *serverState) removeReading(c *handbackConn) {
+	s.mu.Lock()
+	delete(s.reading, c)
+	s.mu.Unlock()
+}
+
+// shutdown closes the handed-back connections still reading a request's
+// header, as http.Server.Shutdown closes its idle ones (where net/http,
+// between two requests on a connection, still counts one). Idle ones end
+// when Shutdown closes their listener.
+func (s *serverState) shutdown() {
+	s.mu.Lock()
+	s.down = true
+	reading := s.reading
+	s.reading = nil
+	s.mu.Unlock()
+	for c := range reading {
+		c.Conn.Close()
+	}
 }
 
 // server returns jaws's state of srv: it registers with each server it
@@ -223,7 +433,7 @@ func (h *Handler) server(srv *http.Server) *serverState {
 	if v, ok := h.servers.Load(srv); ok {
 		return v.(*serverState)
 	}
-	v, loaded := h.servers.LoadOrStore(srv, new(serverState))
+	v, loaded := h.servers.LoadOrStore(srv, &serverState{srv: srv})
 	st := v.(*serverState)
 	if !loaded {
 		srv.RegisterOnShutdown(st.shutdown)

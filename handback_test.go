@@ -1,8 +1,11 @@
 package jaws
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -34,6 +37,23 @@ const f = "/f.bin"
 // req is a GET of /f.bin with extra header lines.
 func req(extra ...string) string { return get11(f, extra...) }
 
+// shutdownStep shuts srv down as a step, and says whether that was quick,
+// as with net/http's idle connections, or waited for something.
+func shutdownStep(srv *http.Server) func() string {
+	return func() string {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		start := time.Now()
+		if err := srv.Shutdown(ctx); err != nil {
+			return "shutdown: " + err.Error()
+		}
+		if d := time.Since(start); d > time.Second {
+			return "shutdown slow"
+		}
+		return "shutdown quick"
+	}
+}
+
 // pipelinedClose: a request asking to close, another behind it; net/http
 // answers the first and closes.
 func pipelinedClose(first string) func(*http.Server) []step {
@@ -57,6 +77,8 @@ func setHeader(k, v string) func(http.Handler) http.Handler {
 		})
 	}
 }
+
+type connTypeKey struct{}
 
 var handbackCases = []handbackCase{
 	// 1. Close decisions.
@@ -85,6 +107,92 @@ var handbackCases = []handbackCase{
 			return []step{{Do: func() string { srv.SetKeepAlivesEnabled(false); return "" },
 				Send: req() + req(), Read: 2, Closed: time.Second}}
 		}},
+	{name: "1/keep-alives disabled while idle", zeroCopy: 1,
+		steps: func(srv *http.Server) []step {
+			return []step{{Send: req(), Read: 1},
+				{Do: func() string { srv.SetKeepAlivesEnabled(false); return "" }, Closed: time.Second}}
+		}},
+
+	// 2. Timeouts between and within requests.
+	{name: "2/ReadHeaderTimeout shorter than IdleTimeout", zeroCopy: 1,
+		config: func(s *http.Server) { s.ReadHeaderTimeout, s.IdleTimeout = 200*time.Millisecond, 800*time.Millisecond },
+		steps: func(*http.Server) []step {
+			return []step{{Send: req(), Read: 1, Open: 500 * time.Millisecond, Closed: 1500 * time.Millisecond}}
+		}},
+	{name: "2/ReadTimeout shorter than IdleTimeout", zeroCopy: 1,
+		config: func(s *http.Server) { s.ReadTimeout, s.IdleTimeout = 200*time.Millisecond, 800*time.Millisecond },
+		steps: func(*http.Server) []step {
+			return []step{{Send: req(), Read: 1, Open: 500 * time.Millisecond, Closed: 1500 * time.Millisecond}}
+		}},
+	{name: "2/request after a pause longer than ReadHeaderTimeout", zeroCopy: 2,
+		config: func(s *http.Server) { s.ReadHeaderTimeout, s.IdleTimeout = 200*time.Millisecond, 2*time.Second },
+		steps: func(*http.Server) []step {
+			return []step{{Send: req(), Read: 1}, {Pause: 400 * time.Millisecond, Send: req(), Read: 1, Open: 100 * time.Millisecond}}
+		}},
+	{name: "2/ReadHeaderTimeout from the start of the request", zeroCopy: 1,
+		config: func(s *http.Server) { s.ReadHeaderTimeout, s.IdleTimeout = 300*time.Millisecond, 2*time.Second },
+		steps: func(*http.Server) []step {
+			return []step{{Send: req(), Read: 1},
+				{Pause: 100 * time.Millisecond, Send: "GET " + f + " HTTP/1.1\r\n", Open: 150 * time.Millisecond, Closed: time.Second}}
+		}},
+	{name: "2/IdleTimeout alone", zeroCopy: 1,
+		config: func(s *http.Server) { s.IdleTimeout = 300 * time.Millisecond },
+		steps: func(*http.Server) []step {
+			return []step{{Send: req(), Read: 1, Closed: 1500 * time.Millisecond}}
+		}},
+
+	// 4. Shutdown and idle connections.
+	{name: "4/Shutdown with half a request pipelined", zeroCopy: 1,
+		steps: func(srv *http.Server) []step {
+			return []step{{Send: req() + "GET /x HTTP/1.1\r\nHo", Read: 1},
+				{Do: shutdownStep(srv), Closed: time.Second}}
+		}},
+	{name: "4/Shutdown with half a request sent after the response", zeroCopy: 1,
+		steps: func(srv *http.Server) []step {
+			return []step{{Send: req(), Read: 1}, {Send: "GET /x HTTP/1.1\r\nHo"},
+				{Pause: 100 * time.Millisecond, Do: shutdownStep(srv), Closed: time.Second}}
+		}},
+	{name: "4/Shutdown while idle", zeroCopy: 1,
+		steps: func(srv *http.Server) []step {
+			return []step{{Send: req(), Read: 1}, {Do: shutdownStep(srv), Closed: time.Second}}
+		}},
+	{name: "4/IdleTimeout with 2 bytes pipelined", zeroCopy: 1,
+		config: func(s *http.Server) { s.IdleTimeout = 300 * time.Millisecond },
+		steps: func(*http.Server) []step {
+			return []step{{Send: req() + "GE", Read: 1, Closed: 1500 * time.Millisecond}}
+		}},
+
+	// 5. What net/http and the server's hooks see.
+	{name: "5/431 half-closes the connection", zeroCopy: 1,
+		config: func(s *http.Server) { s.MaxHeaderBytes = 1024 },
+		steps: func(*http.Server) []step {
+			big := "GET /x HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 16<<10) + "\r\n\r\n"
+			return []step{{Send: req() + big, Read: 2, Closed: 250 * time.Millisecond}}
+		}},
+	{name: "5/ConnContext sees the TCP connection", zeroCopy: 3,
+		config: func(s *http.Server) {
+			s.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+				return context.WithValue(ctx, connTypeKey{}, fmt.Sprintf("%T", c))
+			}
+		},
+		wrap: func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("X-Conn", fmt.Sprint(r.Context().Value(connTypeKey{})))
+				next.ServeHTTP(w, r)
+			})
+		},
+		steps: func(*http.Server) []step {
+			return []step{{Send: req(), Read: 1}, {Send: req(), Read: 1}, {Send: req(), Read: 1}}
+		}},
+	// The documented difference: a pipelined request is held to
+	// MaxHeaderBytes+4096 like a first request; within that, both agree.
+	{name: "5/pipelined header within the limit of a first request", zeroCopy: 1,
+		config: func(s *http.Server) { s.MaxHeaderBytes = 1024 },
+		steps: func(*http.Server) []step {
+			big := "GET /x HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 4900) + "\r\n\r\n"
+			return []step{{Send: req() + big, Read: 2, Open: 100 * time.Millisecond}}
+		}},
+
 	// 6. Protocols: an HTTP/2 preface is a request like any other after
 	// the first one on a connection.
 	{name: "6/HTTP/2 preface after a response", zeroCopy: 0,
