@@ -141,6 +141,13 @@ var handbackCases = []handbackCase{
 			return []step{{Send: req(), Read: 1, Closed: 1500 * time.Millisecond}}
 		}},
 
+	// 3. WriteTimeout over the whole response.
+	{name: "3/WriteTimeout cuts a slow reader", zeroCopy: 1, size: 64 << 20,
+		config: func(s *http.Server) { s.WriteTimeout = 300 * time.Millisecond },
+		steps: func(*http.Server) []step {
+			return []step{{Send: req(), SlowBody: 5 * time.Second}}
+		}},
+
 	// 4. Shutdown and idle connections.
 	{name: "4/Shutdown with half a request pipelined", zeroCopy: 1,
 		steps: func(srv *http.Server) []step {

@@ -3,7 +3,6 @@ package jaws
 import (
 	"net"
 	"os"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -22,17 +21,18 @@ var testHookInterrupt func(call string) bool
 // sendfile(2), at explicit offsets, so any number of transfers share f.
 // The head goes out with MSG_MORE, so the kernel puts the header and the
 // first file bytes in the same packets. Each call sends at most chunk bytes
-// and renews the write deadline first: a stalled reader fails after timeout,
-// and one fast reader cannot hold the thread for a whole file. handled is
-// false when c has no socket to hand to the kernel; nothing was written then.
-// A closed stop ends the transfer: cancel closes it and then sets a past
-// deadline, so checking it after each renewal of the deadline cannot miss it.
+// and renews the write deadline first (dl): a stalled reader fails after
+// the timeout, a slow one at the server's WriteTimeout, and one fast reader
+// cannot hold the thread for a whole file. handled is false when c has no
+// socket to hand to the kernel; nothing was written then. A closed stop
+// ends the transfer: cancel closes it and then sets a past deadline, so
+// checking it after each renewal of the deadline cannot miss it.
 //
 // As internal/poll's sendfile loop: EINTR is retried at once (waiting for
 // writability instead could wait for an event that never comes on an
 // empty send buffer), EAGAIN waits for the netpoller, and n counts only
 // when positive (the calls return -1 with an error).
-func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, timeout time.Duration, chunk int64, stop <-chan struct{}) (written int64, handled bool, err error) {
+func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, dl deadlines, chunk int64, stop <-chan struct{}) (written int64, handled bool, err error) {
 	rc, fd, ok := rawConns(c, f)
 	if !ok {
 		return 0, false, nil
@@ -40,7 +40,7 @@ func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, timeout time.
 	src := int(fd)
 
 	renew := func() error {
-		c.SetWriteDeadline(time.Now().Add(timeout))
+		c.SetWriteDeadline(dl.next())
 		select {
 		case <-stop:
 			return net.ErrClosed

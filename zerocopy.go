@@ -90,6 +90,13 @@ func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFil
 	}
 	defer h.transfers.end()
 
+	// net/http bounds the whole response by WriteTimeout from the end of
+	// the request (readRequest); Hijack clears that deadline, so jaws sets
+	// it again, from when it takes the connection.
+	dl := deadlines{timeout: h.opts.SendTimeout}
+	if d := srv.WriteTimeout; d > 0 {
+		dl.limit = time.Now().Add(d)
+	}
 	c, brw, err := w.(http.Hijacker).Hijack()
 	if err != nil {
 		return false
@@ -99,9 +106,9 @@ func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFil
 
 	head := responseHead(r, resp.status, hdr, conn)
 	segs, tail := segments(head, resp)
-	n, handled, err := sendFile(netConn(c), sf.f, segs, tail, h.opts.SendTimeout, h.opts.SendChunk, h.transfers.stopped())
+	n, handled, err := sendFile(netConn(c), sf.f, segs, tail, dl, h.opts.SendChunk, h.transfers.stopped())
 	if !handled {
-		n, err = copySegments(c, sf.f, segs, tail, h.opts.SendTimeout)
+		n, err = copySegments(c, sf.f, segs, tail, dl)
 	}
 	// Body bytes, as the other paths count them; none when the client went
 	// away during the header. Counted before the connection goes back, so a
@@ -244,6 +251,23 @@ func responseHead(r *http.Request, status int, hdr http.Header, conn connection)
 
 var excludeConnection = map[string]bool{"Connection": true}
 
+// deadlines bound the writes of one zero-copy response: each chunk by
+// timeout (Options.SendTimeout), the whole response by limit (the server's
+// WriteTimeout; zero: none).
+type deadlines struct {
+	timeout time.Duration
+	limit   time.Time
+}
+
+// next is the write deadline for the next chunk: never past the limit.
+func (d deadlines) next() time.Time {
+	t := time.Now().Add(d.timeout)
+	if !d.limit.IsZero() && d.limit.Before(t) {
+		return d.limit
+	}
+	return t
+}
+
 // segment is bytes to write followed by a span of the file to send.
 type segment struct {
 	head []byte
@@ -267,9 +291,9 @@ func segments(head []byte, resp *response) ([]segment, []byte) {
 // copySegments is the zero-copy path's own fallback, for a hijacked
 // connection that exposes no descriptor (a wrapping listener's conn): plain
 // writes with the same deadlines.
-func copySegments(c net.Conn, f readerAt, segs []segment, tail []byte, timeout time.Duration) (int64, error) {
+func copySegments(c net.Conn, f readerAt, segs []segment, tail []byte, dl deadlines) (int64, error) {
 	var n int64
-	dw := deadlineWriter{c, timeout}
+	dw := deadlineWriter{c, dl}
 	for _, s := range segs {
 		k, err := dw.Write(s.head)
 		n += int64(k)
@@ -293,15 +317,15 @@ type readerAt = io.ReaderAt
 
 // deadlineWriter renews the write deadline before every write.
 type deadlineWriter struct {
-	c       net.Conn
-	timeout time.Duration
+	c  net.Conn
+	dl deadlines
 }
 
 func (d deadlineWriter) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	d.c.SetWriteDeadline(time.Now().Add(d.timeout))
+	d.c.SetWriteDeadline(d.dl.next())
 	return d.c.Write(p)
 }
 
