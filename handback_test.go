@@ -279,3 +279,77 @@ func TestHandbackLikeNetHTTP(t *testing.T) {
 		})
 	}
 }
+
+// handbackSite serves one root twice: through net/http's own writes (the
+// fallback) and on the zero-copy path wherever it applies.
+type handbackSite struct {
+	ref, zc *httptest.Server
+}
+
+func newHandbackSite(tb testing.TB) *handbackSite {
+	root := tempDirTB(tb)
+	must(tb, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
+	for name, n := range map[string]int{"small.txt": 100, "mid.bin": 3000, "big.bin": 70001, "sub/index.html": 57, ".env": 10} {
+		must(tb, os.WriteFile(filepath.Join(root, filepath.FromSlash(name)), randomBytes(n), 0o644))
+	}
+	quiet := log.New(io.Discard, "", 0)
+	s := &handbackSite{}
+	for _, p := range []struct {
+		srv      **httptest.Server
+		transfer Transfer
+	}{{&s.ref, TransferFallback}, {&s.zc, TransferZeroCopy}} {
+		h, err := New(root, Options{Transfer: p.transfer, CacheMaxFileSize: 1024, ZeroCopyMinSize: 4096, SendTimeout: time.Second, ErrorLog: quiet})
+		must(tb, err)
+		srv := httptest.NewUnstartedServer(h)
+		srv.Config.ErrorLog = quiet
+		srv.Start()
+		*p.srv = srv
+		tb.Cleanup(func() {
+			srv.Close()
+			h.Close()
+		})
+	}
+	return s
+}
+
+// FuzzHandback plays raw request bytes after a request answered zero-copy,
+// pipelined behind it or sent once its response is read, and wants what
+// net/http decides on a connection it kept: the same responses, Connection
+// headers, bodies, and the same end of the connection, as when the whole
+// conversation rides net/http.
+func FuzzHandback(f *testing.F) {
+	s := newHandbackSite(f)
+	for _, seed := range []string{
+		"GET /small.txt HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /big.bin HTTP/1.1\r\nHost: x\r\nConnection: keep-alive close\r\n\r\nGET /mid.bin HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /big.bin HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n close\r\n\r\nGET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /big.bin HTTP/1.0\r\nConnection: keep-alive, close\r\n\r\nGET /big.bin HTTP/1.0\r\n\r\nGET /small.txt HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /big.bin HTTP/1.1\r\nHost: x\r\nRange: bytes=0-10,-20\r\n\r\nHEAD /big.bin HTTP/1.1\r\nHost: x\r\n\r\n",
+		"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+		"POST /big.bin HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello\r\nGET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /big.bin HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\nabc",
+		"GET /x HTTP/1.1\r\nHo",
+		"GE",
+		"\r\n\r\n",
+		"GET /sub HTTP/1.1\r\nHost: x\r\n\r\nGET /.env HTTP/1.1\r\nHost: x\r\n\r\n",
+	} {
+		f.Add([]byte(seed), false)
+		f.Add([]byte(seed), true)
+	}
+	const first = "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n"
+	f.Fuzz(func(t *testing.T, raw []byte, split bool) {
+		steps := []step{{Send: first + string(raw), HalfClose: true, Drain: 2 * time.Second}}
+		if split {
+			steps = []step{{Send: first, Read: 1}, {Send: string(raw), HalfClose: true, Drain: 2 * time.Second}}
+		}
+		var want, got []string
+		var wg sync.WaitGroup
+		wg.Go(func() { want = conversation.Run(s.ref.Listener.Addr().String(), steps) })
+		wg.Go(func() { got = conversation.Run(s.zc.Listener.Addr().String(), steps) })
+		wg.Wait()
+		if !slices.Equal(got, want) {
+			t.Fatalf("after %q (split %v)\njaws zero-copy:\n\t%s\nnet/http:\n\t%s", raw, split,
+				strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+		}
+	})
+}
