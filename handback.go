@@ -328,14 +328,15 @@ func headerEnds(p []byte) bool {
 
 // serverState is what jaws keeps per http.Server: the handed-back
 // connections waiting for their next request, and those whose next
-// request's header block is still arriving, which its shutdown closes.
+// request's header block is still arriving, which net/http would count as
+// idle: its shutdown, or keep-alives turned off, close them.
 type serverState struct {
 	srv *http.Server
 
 	mu       sync.Mutex
 	down     bool
 	idle     map[*handbackListener]struct{}
-	watching bool // watchKeepAlives is running
+	watching bool // watchKeepAlives runs
 	reading  map[*handbackConn]struct{}
 }
 
@@ -354,10 +355,7 @@ func (s *serverState) addIdle(l *handbackListener) bool {
 		s.idle = make(map[*handbackListener]struct{})
 	}
 	s.idle[l] = struct{}{}
-	if !s.watching {
-		s.watching = true
-		go s.watchKeepAlives()
-	}
+	s.watchLocked()
 	return true
 }
 
@@ -365,32 +363,6 @@ func (s *serverState) removeIdle(l *handbackListener) {
 	s.mu.Lock()
 	delete(s.idle, l)
 	s.mu.Unlock()
-}
-
-// watchKeepAlives closes the idle connections when keep-alives are turned
-// off, as long as there are any.
-func (s *serverState) watchKeepAlives() {
-	t := time.NewTicker(keepAliveCheck)
-	defer t.Stop()
-	for range t.C {
-		on, _ := keepAlivesEnabled(s.srv)
-		s.mu.Lock()
-		if len(s.idle) == 0 {
-			s.watching = false
-			s.mu.Unlock()
-			return
-		}
-		var idle []*handbackListener
-		if !on {
-			for l := range s.idle {
-				idle = append(idle, l)
-			}
-		}
-		s.mu.Unlock()
-		for _, l := range idle {
-			l.Close()
-		}
-	}
 }
 
 func (s *serverState) addReading(c *handbackConn) bool {
@@ -403,7 +375,50 @@ func (s *serverState) addReading(c *handbackConn) bool {
 		s.reading = make(map[*handbackConn]struct{})
 	}
 	s.reading[c] = struct{}{}
+	s.watchLocked()
 	return true
+}
+
+// watchLocked starts watchKeepAlives unless it runs.
+func (s *serverState) watchLocked() {
+	if !s.watching {
+		s.watching = true
+		go s.watchKeepAlives()
+	}
+}
+
+// watchKeepAlives closes the connections net/http would count as idle (no
+// request, or one whose header is still arriving) when keep-alives are
+// turned off, for as long as there are any.
+func (s *serverState) watchKeepAlives() {
+	t := time.NewTicker(keepAliveCheck)
+	defer t.Stop()
+	for range t.C {
+		on, _ := keepAlivesEnabled(s.srv)
+		s.mu.Lock()
+		if len(s.idle) == 0 && len(s.reading) == 0 {
+			s.watching = false
+			s.mu.Unlock()
+			return
+		}
+		var idle []*handbackListener
+		var reading []*handbackConn
+		if !on {
+			for l := range s.idle {
+				idle = append(idle, l)
+			}
+			for c := range s.reading {
+				reading = append(reading, c)
+			}
+		}
+		s.mu.Unlock()
+		for _, l := range idle {
+			l.Close()
+		}
+		for _, c := range reading {
+			c.Conn.Close()
+		}
+	}
 }
 
 func (s *serverState) removeReading(c *handbackConn) {

@@ -112,6 +112,11 @@ var handbackCases = []handbackCase{
 			return []step{{Send: req(), Read: 1},
 				{Do: func() string { srv.SetKeepAlivesEnabled(false); return "" }, Closed: time.Second}}
 		}},
+	{name: "1/keep-alives disabled with half a request", zeroCopy: 1,
+		steps: func(srv *http.Server) []step {
+			return []step{{Send: req(), Read: 1}, {Send: "GET /x HTTP/1.1\r\nHo"},
+				{Pause: 100 * time.Millisecond, Do: func() string { srv.SetKeepAlivesEnabled(false); return "" }, Closed: time.Second}}
+		}},
 
 	// 2. Timeouts between and within requests.
 	{name: "2/ReadHeaderTimeout shorter than IdleTimeout", zeroCopy: 1,
