@@ -31,9 +31,12 @@ import (
 //     closes the idle connection, as net/http closes its idle ones.
 //   - A connection whose next request has not fully arrived is in state
 //     StateNew to net/http, which Shutdown leaves alone for 5 seconds;
-//     a kept one would be StateIdle, closed at once. jaws closes it from
-//     the server's shutdown hook until the blank line ending its header
-//     block has been read.
+//     a kept one would be StateIdle, closed at once. Until the blank line
+//     ending its header block has been read, jaws closes it when the
+//     server shuts down (RegisterOnShutdown).
+//   - SetKeepAlivesEnabled(false) closes net/http's idle connections and
+//     tells nobody: while jaws holds idle ones, it looks every
+//     keepAliveCheck, and closes them.
 //   - The connection itself is handed over, so that ConnContext and
 //     ConnState see the *net.TCPConn they saw before, unless jaws must
 //     replay bytes net/http had already read (pipelined requests) or watch
