@@ -1,6 +1,7 @@
 package jaws
 
 import (
+	"errors"
 	"net"
 	"os"
 
@@ -9,13 +10,17 @@ import (
 
 const zeroCopySupported = true
 
+// errNoSendfile: sendfile cannot read this file.
+var errNoSendfile = errors.New("jaws: sendfile not supported for this file")
+
 // testHookSendfile, when set by a test, sees every sendfile call's result.
 var testHookSendfile func(n int, err error)
 
-// testHookInterrupt, when set by a test, makes a call ("sendmsg" or
-// "sendfile") fail with EINTR before it sends anything when it returns
-// true, as a signal arriving then would.
-var testHookInterrupt func(call string) bool
+// testHookSendErr, when set by a test, makes a call ("sendmsg" or
+// "sendfile") fail before it sends anything with the error it returns, if
+// not nil: EINTR as a signal arriving then would, EINVAL as a file that
+// cannot be spliced.
+var testHookSendErr func(call string) error
 
 // sendFile writes each segment's head and then its span of f to c with
 // sendfile(2), at explicit offsets, so any number of transfers share f.
@@ -30,8 +35,9 @@ var testHookInterrupt func(call string) bool
 //
 // As internal/poll's sendfile loop: EINTR is retried at once (waiting for
 // writability instead could wait for an event that never comes on an
-// empty send buffer), EAGAIN waits for the netpoller, and n counts only
-// when positive (the calls return -1 with an error).
+// empty send buffer), EAGAIN waits for the netpoller, ENOSYS, EINVAL and
+// EOPNOTSUPP (a file sendfile cannot read) turn to plain writes, and n
+// counts only when positive (the calls return -1 with an error).
 func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, dl deadlines, chunk int64, stop <-chan struct{}) (written int64, handled bool, err error) {
 	rc, fd, ok := rawConns(c, f)
 	if !ok {
@@ -62,9 +68,10 @@ func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, dl deadlines,
 				for {
 					var n int
 					var e error
-					if testHookInterrupt != nil && testHookInterrupt("sendmsg") {
-						e = unix.EINTR
-					} else {
+					if testHookSendErr != nil {
+						e = testHookSendErr("sendmsg")
+					}
+					if e == nil {
 						n, e = unix.SendmsgN(int(fd), p, nil, nil, flags)
 					}
 					if n > 0 {
@@ -90,7 +97,7 @@ func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, dl deadlines,
 		}
 		return nil
 	}
-	for _, s := range segs {
+	for i, s := range segs {
 		if err := send(s.head, true); err != nil {
 			return written, true, err
 		}
@@ -104,9 +111,10 @@ func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, dl deadlines,
 				for {
 					var n int
 					var e error
-					if testHookInterrupt != nil && testHookInterrupt("sendfile") {
-						e = unix.EINTR
-					} else {
+					if testHookSendErr != nil {
+						e = testHookSendErr("sendfile")
+					}
+					if e == nil {
 						n, e = unix.Sendfile(int(fd), src, &off, int(min(remain, chunk)))
 					}
 					if testHookSendfile != nil {
@@ -121,6 +129,8 @@ func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, dl deadlines,
 						continue
 					case e == unix.EAGAIN:
 						return n > 0 // progress: back to the loop for a new deadline; none: wait
+					case e == unix.ENOSYS || e == unix.EINVAL || e == unix.EOPNOTSUPP:
+						werr = errNoSendfile
 					case e != nil:
 						werr = e
 					case n == 0:
@@ -131,6 +141,12 @@ func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, dl deadlines,
 			})
 			if err != nil {
 				return written, true, err
+			}
+			if werr == errNoSendfile {
+				// The head is out already: the rest goes by plain writes.
+				rest := append([]segment{{nil, span{off, remain}}}, segs[i+1:]...)
+				n, err := copySegments(c, f, rest, tail, dl)
+				return written + n, true, err
 			}
 			if werr != nil {
 				return written, true, werr
