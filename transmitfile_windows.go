@@ -29,11 +29,11 @@ var clientSlots = func() chan struct{} {
 
 // sendFile sends each segment with TransmitFile: its head in the head buffer,
 // as JAWS measured it, its span from f at an explicit offset, the tail after
-// the last span, in calls of at most chunk bytes, each bounded by timeout.
+// the last span, in calls of at most chunk bytes, each bounded by dl.
 // handled is false when c has no socket handle or no slot is free on a client
 // edition; nothing was written then. A closed stop cancels the call in
 // flight.
-func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, timeout time.Duration, chunk int64, stop <-chan struct{}) (written int64, handled bool, err error) {
+func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, dl deadlines, chunk int64, stop <-chan struct{}) (written int64, handled bool, err error) {
 	rc, fd, ok := rawConns(c, f)
 	if !ok {
 		return 0, false, nil
@@ -68,7 +68,7 @@ func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, timeout time.
 			if i == len(segs)-1 && n == remain {
 				t = tail
 			}
-			sent, err := transmit(rc, file, ev, head, t, off, uint32(n), timeout, stop)
+			sent, err := transmit(rc, file, ev, head, t, off, uint32(n), dl.next(), stop)
 			written += sent
 			if err != nil {
 				return written, true, err
@@ -89,7 +89,7 @@ func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, timeout time.
 // complete at once or report ERROR_IO_PENDING, and both are handled.
 // RawConn.Write cannot wait for writability on Windows, so the call is made
 // once inside it and the wait is on the event.
-func transmit(rc syscall.RawConn, file, ev windows.Handle, head, tail []byte, off int64, n uint32, timeout time.Duration, stop <-chan struct{}) (int64, error) {
+func transmit(rc syscall.RawConn, file, ev windows.Handle, head, tail []byte, off int64, n uint32, deadline time.Time, stop <-chan struct{}) (int64, error) {
 	select {
 	case <-stop:
 		return 0, net.ErrClosed
@@ -140,7 +140,7 @@ func transmit(rc syscall.RawConn, file, ev windows.Handle, head, tail []byte, of
 		case <-finished:
 		}
 	}()
-	r, _ := windows.WaitForSingleObject(ev, uint32(timeout.Milliseconds()))
+	r, _ := windows.WaitForSingleObject(ev, uint32(max(0, time.Until(deadline).Milliseconds())))
 	close(finished)
 	if r == uint32(windows.WAIT_TIMEOUT) {
 		windows.CancelIoEx(sock, ov)

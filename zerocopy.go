@@ -1,16 +1,14 @@
 package jaws
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"reflect"
 	"strconv"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -18,58 +16,53 @@ import (
 // The zero-copy path takes an HTTP/1.x connection from net/http, writes the
 // response header and the file's bytes with the platform's zero-copy call
 // (sendFile, one per OS file), and gives the connection back to the same
-// http.Server so keep-alive goes on. It is taken only where that is provably
-// the same response net/http would send:
+// http.Server so keep-alive goes on (handback.go). It is taken only where
+// that is provably the same response net/http would send, with the same
+// connection handling after it:
 //
 //   - GET without a body on HTTP/1.x over a plain connection (no TLS, no
 //     HTTP/2): net/http discards an unread body, jaws would replay it as the
 //     next request;
-//   - a ResponseWriter that is net/http's own, unwrapped: a wrapper may log
-//     the status, compress or count the body, and would see none of it, so
-//     behind any wrapper jaws takes the fallback (where net/http still uses
-//     sendfile through ReadFrom);
+//   - a ResponseWriter that is net/http's own, unwrapped, whose header has
+//     not been written yet: a wrapper may log the status, compress or count
+//     the body, and would see none of it; a header already written would go
+//     out at the hijack, ahead of jaws's own. Both take the fallback (where
+//     net/http still uses sendfile through ReadFrom);
 //   - no Content-Encoding or Transfer-Encoding set by an outer handler;
 //   - a file of at least ZeroCopyMinSize bytes with a shared descriptor;
-//   - a connection that stays open: with "Connection: close" or HTTP/1.0
-//     the hijack buys nothing (no keep-alive to hand back), and the load
+//   - a server whose keep-alive state jaws can read (httpstate.go) and that
+//     does not accept unencrypted HTTP/2: to net/http a handed-back
+//     connection is a new one, where it would take an HTTP/2 preface that
+//     it refuses on a connection it kept;
+//   - a connection that stays open, as net/http decides it
+//     (replyConnection): with "Connection: close", HTTP/1.0 without
+//     keep-alive, a handler's "Connection: close" or keep-alives off, the
+//     hijack buys nothing (no keep-alive to hand back), and the load
 //     benchmark measured it 5-14% slower than net/http's own sendfile there,
 //     so those take the fallback unless Options.Transfer is TransferZeroCopy.
 //
 // What a ConnState hook sees for such a connection: StateActive, then
-// StateHijacked when jaws takes it; after the transfer, when it is handed
-// back, StateNew, StateActive for the next request and so on, as for a
-// freshly accepted connection. A connection that is not handed back (HTTP/1.0,
-// "Connection: close", server shutting down, a failed transfer) is closed by
-// jaws and reports no further state.
+// StateHijacked when jaws takes it; after the transfer, when its next
+// request begins and it is handed back, StateNew, StateActive and so on, as
+// for a freshly accepted connection. A connection that is not handed back
+// (closing, server shutting down, a failed transfer) is closed by jaws and
+// reports no further state.
 
 // zeroCopyCandidate reports whether r, answered through w, may take the
 // zero-copy path if its file is large enough.
 func (h *Handler) zeroCopyCandidate(w http.ResponseWriter, r *http.Request) bool {
-	return zeroCopySupported && h.opts.Transfer != TransferFallback &&
-		r.Method == http.MethodGet && r.ProtoMajor == 1 && r.TLS == nil && r.ContentLength == 0 &&
-		(h.opts.Transfer == TransferZeroCopy || r.ProtoAtLeast(1, 1) && !r.Close) &&
-		isServerWriter(baseWriter(w))
+	if !zeroCopySupported || h.opts.Transfer == TransferFallback ||
+		r.Method != http.MethodGet || r.ProtoMajor != 1 || r.TLS != nil || r.ContentLength != 0 ||
+		h.opts.Transfer != TransferZeroCopy && !requestKeepsAlive(r) || !isServerWriter(baseWriter(w)) {
+		return false
+	}
+	written, known := headerWritten(baseWriter(w))
+	return known && !written
 }
 
 // zeroCopySize reports whether a body of n bytes from disk goes zero-copy.
 func (h *Handler) zeroCopySize(n int64) bool {
 	return h.opts.Transfer == TransferZeroCopy || n >= h.opts.ZeroCopyMinSize
-}
-
-// serverWriterType is net/http's own ResponseWriter type for HTTP/1, learnt
-// from the first one seen, so the check per request is one comparison.
-var serverWriterType atomic.Pointer[reflect.Type]
-
-func isServerWriter(w http.ResponseWriter) bool {
-	t := reflect.TypeOf(w)
-	if p := serverWriterType.Load(); p != nil {
-		return *p == t
-	}
-	if t.String() != "*http.response" || t.Elem().PkgPath() != "net/http" {
-		return false
-	}
-	serverWriterType.Store(&t)
-	return true
 }
 
 // zeroCopy sends resp for file sf over the hijacked connection and counts
@@ -81,64 +74,201 @@ func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFil
 		return false
 	}
 	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
-	keepAlive := srv != nil && r.ProtoAtLeast(1, 1) && !r.Close && !h.shuttingDown(srv)
+	if srv == nil || srv.Protocols != nil && srv.Protocols.UnencryptedHTTP2() {
+		return false
+	}
+	enabled, known := keepAlivesEnabled(srv)
+	if !known {
+		return false
+	}
+	conn := replyConnection(r, hdr, enabled)
+	if !conn.keepAlive && h.opts.Transfer != TransferZeroCopy {
+		return false
+	}
 	if !h.transfers.begin() {
 		return false // the handler is closing
 	}
 	defer h.transfers.end()
 
-	conn, brw, err := baseWriter(w).(http.Hijacker).Hijack()
+	// net/http bounds the whole response by WriteTimeout from the end of
+	// the request (readRequest); Hijack clears that deadline, so jaws sets
+	// it again, from when it takes the connection.
+	dl := deadlines{timeout: h.opts.SendTimeout}
+	if d := srv.WriteTimeout; d > 0 {
+		dl.limit = time.Now().Add(d)
+	}
+	c, brw, err := baseWriter(w).(http.Hijacker).Hijack()
 	if err != nil {
 		return false
 	}
-	h.transfers.track(conn, true)
-	defer h.transfers.track(conn, false)
+	h.transfers.track(c, true)
+	defer h.transfers.track(c, false)
 
-	head := responseHead(resp.status, hdr, keepAlive)
+	head := responseHead(r, resp.status, hdr, conn)
 	segs, tail := segments(head, resp)
-	n, handled, err := sendFile(netConn(conn), sf.f, segs, tail, h.opts.SendTimeout, h.opts.SendChunk, h.transfers.stopped())
+	n, handled, err := sendFile(netConn(c), sf.f, segs, tail, dl, h.opts.SendChunk, h.transfers.stopped())
 	if !handled {
-		n, err = copySegments(conn, sf.f, segs, tail, h.opts.SendTimeout)
+		n, err = copySegments(c, sf.f, segs, tail, dl)
 	}
-	n -= int64(len(head)) // count body bytes, as the other paths do
-	// Counted before the connection goes back, so a client's next response
-	// on it implies this one is counted.
-	h.stats.zeroCopy.add(n)
-	noteSent(w, resp.status, n)
-	if err != nil || !keepAlive {
-		conn.Close()
+	// Body bytes, as the other paths count them; none when the client went
+	// away during the header. Counted before the connection goes back, so a
+	// client's next response on it implies this one is counted.
+	body := max(0, n-int64(len(head)))
+	h.stats.zeroCopy.add(body)
+	noteSent(w, resp.status, body)
+	if err != nil || !conn.keepAlive {
+		c.Close()
 		return true
 	}
-	conn.SetDeadline(time.Time{})
-	h.handBack(srv, conn, brw.Reader)
+	// As net/http checks again after each response (conn.serve).
+	if on, _ := keepAlivesEnabled(srv); !on {
+		c.Close()
+		return true
+	}
+	c.SetDeadline(time.Time{})
+	h.handBack(srv, c, brw.Reader)
 	return true
 }
 
-// responseHead is the status line and header block, as net/http would write
-// them for these headers.
-func responseHead(status int, hdr http.Header, keepAlive bool) []byte {
+// requestKeepsAlive reports whether, as far as r alone decides, net/http
+// keeps its connection open after a response with a Content-Length
+// (chunkWriter.writeHeader in net/http/server.go).
+func requestKeepsAlive(r *http.Request) bool {
+	if wantsHTTP10KeepAlive(r) {
+		return true
+	}
+	return r.ProtoAtLeast(1, 1) && !wantsClose(r)
+}
+
+// wantsClose is net/http's Request.wantsClose: any "close" token in the
+// first Connection value, by hasToken, which also finds it in
+// "keep-alive close" or after a tab, unlike r.Close.
+func wantsClose(r *http.Request) bool {
+	return r.Close || hasToken(first(r.Header, "Connection"), "close")
+}
+
+// wantsHTTP10KeepAlive is net/http's Request.wantsHttp10KeepAlive.
+func wantsHTTP10KeepAlive(r *http.Request) bool {
+	return r.ProtoMajor == 1 && r.ProtoMinor == 0 && hasToken(first(r.Header, "Connection"), "keep-alive")
+}
+
+// hasToken is net/http's: whether token occurs in v, case-insensitively,
+// between boundaries (start, end, space, comma or tab).
+func hasToken(v, token string) bool {
+	if len(token) > len(v) || token == "" {
+		return false
+	}
+	if v == token {
+		return true
+	}
+	for sp := 0; sp <= len(v)-len(token); sp++ {
+		if b := v[sp]; b != token[0] && b|0x20 != token[0] {
+			continue
+		}
+		if sp > 0 && !isTokenBoundary(v[sp-1]) {
+			continue
+		}
+		if end := sp + len(token); end != len(v) && !isTokenBoundary(v[end]) {
+			continue
+		}
+		if strings.EqualFold(v[sp:sp+len(token)], token) {
+			return true
+		}
+	}
+	return false
+}
+
+func isTokenBoundary(b byte) bool { return b == ' ' || b == ',' || b == '\t' }
+
+// connection is what net/http does about the connection for a response:
+// whether it keeps it open, whether it drops the handler's Connection
+// header, and the one it adds ("" for none).
+type connection struct {
+	keepAlive bool
+	drop      bool
+	add       string
+}
+
+// replyConnection is net/http's decision for a response to r with header
+// hdr, a Content-Length and a body, on a server whose keep-alives are
+// enabled or not (doKeepAlives): chunkWriter.writeHeader's closeAfterReply
+// and Connection header, step by step, quirks and all (an HTTP/1.0 client
+// asking for keep-alive keeps it even with a "close" token; a handler's
+// "Connection: close" counts only as the whole first value).
+func replyConnection(r *http.Request, hdr http.Header, keepAlivesEnabled bool) connection {
+	var c connection
+	closeAfter := false
+	if wantsHTTP10KeepAlive(r) {
+		if _, set := hdr["Connection"]; !set {
+			c.add = "keep-alive"
+		}
+	} else if !r.ProtoAtLeast(1, 1) || wantsClose(r) {
+		closeAfter = true
+	}
+	if first(hdr, "Connection") == "close" || !keepAlivesEnabled {
+		closeAfter = true
+	}
+	if closeAfter && (!keepAlivesEnabled || !hasToken(first(hdr, "Connection"), "close")) {
+		c.drop = true
+		if r.ProtoAtLeast(1, 1) {
+			c.add = "close"
+		}
+	}
+	c.keepAlive = !closeAfter
+	return c
+}
+
+// responseHead is the status line and header block as net/http would write
+// them for these headers (writeStatusLine and chunkWriter.writeHeader).
+func responseHead(r *http.Request, status int, hdr http.Header, conn connection) []byte {
 	var b bytes.Buffer
 	b.Grow(512)
-	b.WriteString("HTTP/1.1 ")
+	if r.ProtoAtLeast(1, 1) {
+		b.WriteString("HTTP/1.1 ")
+	} else {
+		b.WriteString("HTTP/1.0 ")
+	}
 	b.WriteString(strconv.Itoa(status))
 	b.WriteByte(' ')
 	b.WriteString(http.StatusText(status))
 	b.WriteString("\r\n")
+	exclude := map[string]bool(nil)
+	if conn.drop {
+		exclude = excludeConnection
+	}
+	hdr.WriteSubset(&b, exclude)
 	if _, ok := hdr["Date"]; !ok {
 		b.WriteString("Date: ")
 		b.WriteString(time.Now().UTC().Format(http.TimeFormat))
 		b.WriteString("\r\n")
 	}
-	if !keepAlive {
-		b.WriteString("Connection: close\r\n")
+	if conn.add != "" {
+		b.WriteString("Connection: ")
+		b.WriteString(conn.add)
+		b.WriteString("\r\n")
 	}
-	hdr.WriteSubset(&b, excludedHead)
 	b.WriteString("\r\n")
 	return b.Bytes()
 }
 
-// excludedHead are headers jaws decides itself on this path.
-var excludedHead = map[string]bool{"Connection": true}
+var excludeConnection = map[string]bool{"Connection": true}
+
+// deadlines bound the writes of one zero-copy response: each chunk by
+// timeout (Options.SendTimeout), the whole response by limit (the server's
+// WriteTimeout; zero: none).
+type deadlines struct {
+	timeout time.Duration
+	limit   time.Time
+}
+
+// next is the write deadline for the next chunk: never past the limit.
+func (d deadlines) next() time.Time {
+	t := time.Now().Add(d.timeout)
+	if !d.limit.IsZero() && d.limit.Before(t) {
+		return d.limit
+	}
+	return t
+}
 
 // segment is bytes to write followed by a span of the file to send.
 type segment struct {
@@ -163,9 +293,9 @@ func segments(head []byte, resp *response) ([]segment, []byte) {
 // copySegments is the zero-copy path's own fallback, for a hijacked
 // connection that exposes no descriptor (a wrapping listener's conn): plain
 // writes with the same deadlines.
-func copySegments(c net.Conn, f readerAt, segs []segment, tail []byte, timeout time.Duration) (int64, error) {
+func copySegments(c net.Conn, f readerAt, segs []segment, tail []byte, dl deadlines) (int64, error) {
 	var n int64
-	dw := deadlineWriter{c, timeout}
+	dw := deadlineWriter{c, dl}
 	for _, s := range segs {
 		k, err := dw.Write(s.head)
 		n += int64(k)
@@ -189,167 +319,16 @@ type readerAt = io.ReaderAt
 
 // deadlineWriter renews the write deadline before every write.
 type deadlineWriter struct {
-	c       net.Conn
-	timeout time.Duration
+	c  net.Conn
+	dl deadlines
 }
 
 func (d deadlineWriter) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	d.c.SetWriteDeadline(time.Now().Add(d.timeout))
+	d.c.SetWriteDeadline(d.dl.next())
 	return d.c.Write(p)
-}
-
-// handBack gives conn back to srv, which serves its next request as on any
-// accepted connection. Bytes net/http had already read from it (pipelined
-// requests) are replayed first.
-//
-// To net/http a handed-back connection is a new one, and a new connection
-// waits for its first request with neither IdleTimeout (which applies
-// between requests) nor, unless ReadHeaderTimeout or ReadTimeout is set, any
-// deadline; and Shutdown does not count it as idle until it is 5 seconds
-// old. So until the first byte of the next request arrives, handbackConn
-// keeps the server's idle timeout on its reads, and the server's shutdown
-// closes it, as both would do for a keep-alive connection net/http had kept.
-func (h *Handler) handBack(srv *http.Server, conn net.Conn, br *bufio.Reader) {
-	var pending []byte
-	if n := br.Buffered(); n > 0 {
-		p, _ := br.Peek(n)
-		pending = bytes.Clone(p)
-	}
-	if hc, ok := conn.(*handbackConn); ok { // a connection handed back before: one wrapper only
-		pending = append(pending, hc.pending...)
-		conn = hc.Conn
-	}
-	hc := &handbackConn{Conn: conn, pending: pending}
-	if len(pending) == 0 {
-		hc.awaitRequest(h.server(srv), srv)
-	}
-	l := &handbackListener{}
-	var c net.Conn = hc
-	l.conn.Store(&c)
-	go func() {
-		srv.Serve(l) // returns at the second Accept, or at once when shutting down
-		if c := l.take(); c != nil {
-			c.Close() // never accepted: the server is shutting down
-		}
-	}()
-}
-
-// handbackListener accepts one connection, then reports itself closed.
-type handbackListener struct {
-	conn atomic.Pointer[net.Conn]
-}
-
-func (l *handbackListener) take() net.Conn {
-	if p := l.conn.Swap(nil); p != nil {
-		return *p
-	}
-	return nil
-}
-
-func (l *handbackListener) Accept() (net.Conn, error) {
-	if c := l.take(); c != nil {
-		return c, nil
-	}
-	return nil, net.ErrClosed
-}
-
-func (l *handbackListener) Close() error { return nil }
-
-func (l *handbackListener) Addr() net.Addr { return dummyAddr{} }
-
-type dummyAddr struct{}
-
-func (dummyAddr) Network() string { return "tcp" }
-func (dummyAddr) String() string  { return "jaws-handback" }
-
-// handbackConn is a connection jaws gave back to its server: it reads
-// pending before the connection itself and, while idle (no byte of the next
-// request read yet), bounds reads by the server's idle timeout and lets the
-// server's shutdown close it.
-type handbackConn struct {
-	net.Conn
-	pending []byte
-
-	mu     sync.Mutex
-	srv    *serverState // set while idle
-	idleAt time.Time    // the idle deadline; zero: none
-	rd     time.Time    // the read deadline net/http asked for
-}
-
-// awaitRequest starts the idle wait, under srv's idle timeout as net/http
-// reckons it (IdleTimeout, else ReadTimeout).
-func (c *handbackConn) awaitRequest(st *serverState, srv *http.Server) {
-	d := srv.IdleTimeout
-	if d == 0 {
-		d = srv.ReadTimeout
-	}
-	if d > 0 {
-		c.idleAt = time.Now().Add(d)
-		c.Conn.SetReadDeadline(c.idleAt)
-	}
-	if !st.addIdle(c) {
-		c.Conn.Close() // the server is shutting down
-		return
-	}
-	c.srv = st
-}
-
-// active ends the idle wait: a byte of a request arrived, or the connection
-// is closing.
-func (c *handbackConn) active() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.srv == nil {
-		return
-	}
-	c.srv.removeIdle(c)
-	c.srv, c.idleAt = nil, time.Time{}
-	c.Conn.SetReadDeadline(c.rd)
-}
-
-func (c *handbackConn) Read(p []byte) (int, error) {
-	if len(c.pending) > 0 {
-		n := copy(p, c.pending)
-		c.pending = c.pending[n:]
-		return n, nil
-	}
-	n, err := c.Conn.Read(p)
-	if n > 0 {
-		c.active()
-	}
-	return n, err
-}
-
-// ReadFrom passes the connection's own ReadFrom on, so that net/http's
-// sendfile still serves fallback responses on a handed-back connection.
-func (c *handbackConn) ReadFrom(r io.Reader) (int64, error) {
-	if rf, ok := c.Conn.(io.ReaderFrom); ok {
-		return rf.ReadFrom(r)
-	}
-	return io.Copy(struct{ io.Writer }{c.Conn}, r)
-}
-
-func (c *handbackConn) SetReadDeadline(t time.Time) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.rd = t
-	if !c.idleAt.IsZero() && (t.IsZero() || c.idleAt.Before(t)) {
-		t = c.idleAt
-	}
-	return c.Conn.SetReadDeadline(t)
-}
-
-func (c *handbackConn) SetDeadline(t time.Time) error {
-	c.Conn.SetWriteDeadline(t)
-	return c.SetReadDeadline(t)
-}
-
-func (c *handbackConn) Close() error {
-	c.active()
-	return c.Conn.Close()
 }
 
 // rawConns returns what a zero-copy call needs: the socket of c, and the
@@ -370,55 +349,6 @@ func rawConns(c net.Conn, f *os.File) (rc syscall.RawConn, fd uintptr, ok bool) 
 	}
 	fc.Control(func(d uintptr) { fd = d })
 	return rc, fd, true
-}
-
-// netConn returns the connection beneath jaws's own wrapper, for sendFile.
-func netConn(c net.Conn) net.Conn {
-	if hc, ok := c.(*handbackConn); ok {
-		return hc.Conn
-	}
-	return c
-}
-
-// serverState is what jaws knows of one http.Server: whether it is shutting
-// down, and the handed-back connections idle on it, which its shutdown
-// closes.
-type serverState struct {
-	mu   sync.Mutex
-	down atomic.Bool
-	idle map[*handbackConn]struct{}
-}
-
-func (s *serverState) addIdle(c *handbackConn) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.down.Load() {
-		return false
-	}
-	if s.idle == nil {
-		s.idle = make(map[*handbackConn]struct{})
-	}
-	s.idle[c] = struct{}{}
-	return true
-}
-
-func (s *serverState) removeIdle(c *handbackConn) {
-	s.mu.Lock()
-	delete(s.idle, c)
-	s.mu.Unlock()
-}
-
-// shutdown marks the server down and closes its idle handed-back
-// connections, as http.Server.Shutdown closes its own idle ones.
-func (s *serverState) shutdown() {
-	s.mu.Lock()
-	s.down.Store(true)
-	idle := s.idle
-	s.idle = nil
-	s.mu.Unlock()
-	for c := range idle {
-		c.Conn.Close()
-	}
 }
 
 // transfers tracks zero-copy transfers in flight, whose connections no
@@ -523,24 +453,4 @@ func (t *transfers) cancel() {
 	}
 	t.mu.Unlock()
 	t.wait(nil)
-}
-
-// shuttingDown reports whether srv is shutting down, as far as jaws has
-// heard.
-func (h *Handler) shuttingDown(srv *http.Server) bool {
-	return h.server(srv).down.Load()
-}
-
-// server returns jaws's state of srv: it registers with each server it
-// meets, once, to hear of its shutdown.
-func (h *Handler) server(srv *http.Server) *serverState {
-	if v, ok := h.servers.Load(srv); ok {
-		return v.(*serverState)
-	}
-	v, loaded := h.servers.LoadOrStore(srv, new(serverState))
-	st := v.(*serverState)
-	if !loaded {
-		srv.RegisterOnShutdown(st.shutdown)
-	}
-	return st
 }

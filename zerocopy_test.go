@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -205,14 +206,16 @@ func TestZeroCopyKeepAlive(t *testing.T) {
 
 // TestZeroCopyCloses: HTTP/1.0 and "Connection: close" get their body and
 // then the end of the connection: by the fallback by default (zero-copy buys
-// nothing on a connection that closes), zero-copy when forced.
+// nothing on a connection that closes), zero-copy when forced. HTTP/1.0 with
+// "Connection: keep-alive" stays open, as net/http keeps it, and so goes
+// zero-copy either way.
 func TestZeroCopyCloses(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name     string
 		transfer Transfer
 		wantZC   uint64
-	}{{"auto", TransferAuto, 0}, {"forced", TransferZeroCopy, 3}} {
+	}{{"auto", TransferAuto, 1}, {"forced", TransferZeroCopy, 3}} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, h, files := zcSite(t, Options{Transfer: tt.transfer}, 70000)
@@ -460,5 +463,60 @@ func TestHandbackConnKeepsReadFrom(t *testing.T) {
 	}
 	if _, err := rf.ReadFrom(strings.NewReader("x")); err != nil || !inner.used {
 		t.Errorf("ReadFrom not passed on: %v, used %v", err, inner.used)
+	}
+}
+
+// goneListener's connections read as usual but fail every write after the
+// first limit bytes, as a client that went away; they expose no socket, so
+// the zero-copy path writes through them (copySegments).
+type goneListener struct {
+	net.Listener
+	limit int
+}
+
+func (l goneListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &goneConn{Conn: c, left: l.limit}, nil
+}
+
+type goneConn struct {
+	net.Conn
+	left int
+}
+
+func (c *goneConn) Write(p []byte) (int, error) {
+	n := min(len(p), c.left)
+	c.left -= n
+	if n < len(p) {
+		c.Conn.Write(p[:n])
+		return n, syscall.EPIPE
+	}
+	return c.Conn.Write(p)
+}
+
+// TestZeroCopyStatsClientGone: a client gone during the response header
+// counts a response and no body bytes, not a negative number of them.
+func TestZeroCopyStatsClientGone(t *testing.T) {
+	t.Parallel()
+	for _, limit := range []int{0, 20} {
+		t.Run(fmt.Sprint("after ", limit, " bytes"), func(t *testing.T) {
+			t.Parallel()
+			_, h, _ := zcSite(t, Options{}, 70000)
+			srv := httptest.NewUnstartedServer(h)
+			srv.Listener = goneListener{srv.Listener, limit}
+			srv.Start()
+			defer srv.Close()
+			c := dialRaw(t, srv)
+			c.send(t, get11("/70000.bin"))
+			c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			io.Copy(io.Discard, c)
+			waitTransfers(t, h, 10*time.Second)
+			if s := h.Stats().ZeroCopy; s.Responses != 1 || s.Bytes != 0 {
+				t.Errorf("zero-copy stats %+v, want 1 response and 0 bytes", s)
+			}
+		})
 	}
 }

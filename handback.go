@@ -1,0 +1,460 @@
+package jaws
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// After a zero-copy response on a connection that stays open, jaws gives it
+// back to the same http.Server, which then serves its next requests as on
+// any connection. net/http has no API to take back a hijacked connection,
+// only Serve, to which every connection is new; what jaws does around it
+// makes a handed-back connection behave as one net/http had kept (the
+// steps of conn.serve in net/http/server.go between two requests):
+//
+//   - jaws, not net/http, waits for the next request, under the server's
+//     idle timeout (IdleTimeout, else ReadTimeout), until its first 4 bytes
+//     are there, as net/http's Peek(4) does. Only then does it hand the
+//     connection over, so that ReadHeaderTimeout and ReadTimeout, which
+//     net/http arms at once on a new connection, start when the request
+//     does, as they do on a kept one.
+//   - The wait runs inside Accept of a one-connection listener that Serve
+//     tracks: Shutdown and Close close listeners, and closing this one
+//     closes the idle connection, as net/http closes its idle ones.
+//   - A connection whose next request has not fully arrived is in state
+//     StateNew to net/http, which Shutdown leaves alone for 5 seconds;
+//     a kept one would be StateIdle, closed at once. Until the blank line
+//     ending its header block has been read, jaws closes it when the
+//     server shuts down (RegisterOnShutdown).
+//   - SetKeepAlivesEnabled(false) closes net/http's idle connections and
+//     tells nobody: while jaws holds idle ones, it looks every
+//     keepAliveCheck, and closes them.
+//   - The connection itself is handed over, so that ConnContext and
+//     ConnState see the *net.TCPConn they saw before, unless jaws must
+//     replay bytes net/http had already read (pipelined requests) or watch
+//     for the end of a header block still arriving: then a handbackConn,
+//     which passes on CloseWrite, ReadFrom, SyscallConn, and offers
+//     NetConn for the connection beneath.
+//
+// What cannot be made the same is documented in the README ("The zero-copy
+// path") and SECURITY.md: BaseContext and ConnContext run again for each
+// hand-back; ConnState goes StateHijacked, then StateNew; and the next
+// request's header is held to MaxHeaderBytes (plus 4096) like a first
+// request's, without the bytes net/http's buffer may hold uncounted on a
+// kept connection.
+
+// requestStart is how many bytes of the next request net/http waits for,
+// under the idle timeout, before it arms its request timeouts (Peek(4) in
+// conn.serve).
+const requestStart = 4
+
+// peekSize is how much of the next request jaws looks at for the end of its
+// header block: net/http's read buffer.
+const peekSize = 4 << 10
+
+// handBack gives conn back to srv; br holds what net/http had read from it
+// past the request just answered.
+func (h *Handler) handBack(srv *http.Server, conn net.Conn, br *bufio.Reader) {
+	var pending []byte
+	if n := br.Buffered(); n > 0 {
+		p, _ := br.Peek(n)
+		pending = bytes.Clone(p)
+	}
+	if hc, ok := conn.(*handbackConn); ok { // handed back before: one wrapper only
+		hc.release()
+		pending = append(pending, hc.pending...)
+		conn = hc.Conn
+	}
+	l := &handbackListener{st: h.server(srv), srv: srv, addr: conn.LocalAddr(), conn: conn, pending: pending}
+	if d := idleTimeout(srv); d > 0 {
+		l.idleUntil = time.Now().Add(d)
+	}
+	go func() {
+		srv.Serve(l) // returns at the second Accept, or at once when shutting down
+		l.Close()
+	}()
+}
+
+// idleTimeout is net/http's Server.idleTimeout.
+func idleTimeout(srv *http.Server) time.Duration {
+	if srv.IdleTimeout != 0 {
+		return srv.IdleTimeout
+	}
+	return srv.ReadTimeout
+}
+
+// handbackListener accepts one connection, when its next request begins,
+// then reports itself closed.
+type handbackListener struct {
+	st        *serverState
+	srv       *http.Server
+	addr      net.Addr
+	idleUntil time.Time // zero: no idle timeout
+
+	mu      sync.Mutex
+	conn    net.Conn // until Accept takes it
+	pending []byte   // bytes of the next requests already read
+	waiting net.Conn // while Accept waits for the next request
+	closed  bool
+}
+
+var errKeepAlivesOff = errors.New("jaws: keep-alives disabled while the connection was idle")
+
+func (l *handbackListener) Accept() (net.Conn, error) {
+	l.mu.Lock()
+	c, pending := l.conn, l.pending
+	l.conn, l.pending = nil, nil
+	if c == nil || l.closed {
+		l.mu.Unlock()
+		if c != nil {
+			c.Close()
+		}
+		return nil, net.ErrClosed
+	}
+	l.waiting = c
+	l.mu.Unlock()
+
+	var next net.Conn
+	err := net.ErrClosed
+	if l.st.addIdle(l) {
+		next, err = l.awaitRequest(c, pending)
+		l.st.removeIdle(l)
+	}
+
+	l.mu.Lock()
+	l.waiting = nil
+	if err == nil && l.closed {
+		err = net.ErrClosed
+	}
+	l.mu.Unlock()
+	if err == nil {
+		if on, _ := keepAlivesEnabled(l.srv); !on {
+			err = errKeepAlivesOff
+		}
+	}
+	if err != nil {
+		if hc, ok := next.(*handbackConn); ok {
+			hc.release()
+		}
+		c.Close()
+		return nil, net.ErrClosed
+	}
+	return next, nil
+}
+
+// awaitRequest waits, under the idle timeout, for the first bytes of the
+// next request, and returns the connection net/http is to serve.
+func (l *handbackListener) awaitRequest(c net.Conn, pending []byte) (net.Conn, error) {
+	var peeked []byte
+	if len(pending) < requestStart {
+		c.SetReadDeadline(l.idleUntil)
+		if len(pending) == 0 {
+			buf := make([]byte, peekSize)
+			n, err := peekConn(c, buf)
+			if err != nil && err != errors.ErrUnsupported {
+				return nil, err
+			}
+			peeked = buf[:n]
+		}
+		if len(peeked) < requestStart {
+			// Fewer bytes than net/http waits for, or no way to look
+			// without reading: read them, as net/http's Peek(4) does.
+			buf := make([]byte, peekSize)
+			for len(pending) < requestStart {
+				n, err := c.Read(buf)
+				pending = append(pending, buf[:n]...)
+				if err != nil {
+					return nil, err
+				}
+			}
+			peeked = nil
+		}
+		c.SetReadDeadline(time.Time{})
+	}
+	if len(pending) == 0 && headerEnds(peeked) {
+		return c, nil // net/http reads the whole header block at once
+	}
+	hc := &handbackConn{Conn: c, pending: pending}
+	var scan headScan
+	if !scan.feed(pending) {
+		hc.scan = scan
+		if !l.st.addReading(hc) {
+			return hc, net.ErrClosed // the server is shutting down
+		}
+		hc.st.Store(l.st)
+	}
+	return hc, nil
+}
+
+// Close ends a wait for the next request by closing the connection, as
+// Shutdown and Close of the server close their idle connections.
+func (l *handbackListener) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	if l.waiting != nil {
+		l.waiting.Close()
+	}
+	if l.conn != nil { // never accepted: the server was shutting down
+		l.conn.Close()
+		l.conn = nil
+	}
+	return nil
+}
+
+// Addr is the connection's local address, which a BaseContext hook
+// might look at.
+func (l *handbackListener) Addr() net.Addr { return l.addr }
+
+// handbackConn is a handed-back connection that replays bytes net/http had
+// already read from it, or whose next request's header block has not fully
+// arrived: until it has, the server's shutdown closes it.
+type handbackConn struct {
+	net.Conn
+	pending []byte
+
+	scan headScan                    // the next request's bytes read so far
+	st   atomic.Pointer[serverState] // set while that request's header is arriving
+}
+
+func (c *handbackConn) Read(p []byte) (n int, err error) {
+	if len(c.pending) > 0 {
+		n = copy(p, c.pending)
+		c.pending = c.pending[n:]
+	} else {
+		n, err = c.Conn.Read(p)
+	}
+	if c.st.Load() != nil && c.scan.feed(p[:n]) {
+		c.release()
+	}
+	return n, err
+}
+
+// release ends the shutdown hook's hold on c.
+func (c *handbackConn) release() {
+	if st := c.st.Swap(nil); st != nil {
+		st.removeReading(c)
+	}
+}
+
+func (c *handbackConn) Close() error {
+	c.release()
+	return c.Conn.Close()
+}
+
+// NetConn returns the connection beneath, for a ConnContext or ConnState
+// hook that looks for a *net.TCPConn.
+func (c *handbackConn) NetConn() net.Conn { return c.Conn }
+
+// ReadFrom passes the connection's own ReadFrom on, so that net/http's
+// sendfile still serves fallback responses on a handed-back connection.
+func (c *handbackConn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c.Conn}, r)
+}
+
+// CloseWrite passes the half-close on: net/http uses it to end a connection
+// whose client may still be sending (after a 431, say) without a reset.
+func (c *handbackConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return errors.ErrUnsupported
+}
+
+// SyscallConn passes the socket on, for hooks that set options on it.
+func (c *handbackConn) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := c.Conn.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, errors.ErrUnsupported
+}
+
+// netConn returns the connection beneath jaws's own wrapper, for sendFile.
+func netConn(c net.Conn) net.Conn {
+	if hc, ok := c.(*handbackConn); ok {
+		return hc.Conn
+	}
+	return c
+}
+
+// headScan follows the bytes of a request up to the blank line ending its
+// header block ("\n" or "\r\n" on a line of its own, as net/textproto reads
+// lines). The zero value is at the start of the request, where a blank line
+// also makes net/http answer without waiting for more (a malformed request).
+type headScan uint8
+
+const (
+	scanLineStart headScan = iota
+	scanInLine
+	scanCR // "\r" at the start of a line
+	scanDone
+)
+
+// feed scans p and reports whether the header block has ended.
+func (s *headScan) feed(p []byte) bool {
+	st := *s
+	for _, b := range p {
+		if st == scanDone {
+			break
+		}
+		switch {
+		case b == '\n' && st != scanInLine:
+			st = scanDone
+		case b == '\n':
+			st = scanLineStart
+		case b == '\r' && st == scanLineStart:
+			st = scanCR
+		default:
+			st = scanInLine
+		}
+	}
+	*s = st
+	return st == scanDone
+}
+
+// headerEnds reports whether p holds the end of a request's header block.
+func headerEnds(p []byte) bool {
+	var s headScan
+	return s.feed(p)
+}
+
+// serverState is what jaws keeps per http.Server: the handed-back
+// connections waiting for their next request, and those whose next
+// request's header block is still arriving, which net/http would count as
+// idle: its shutdown, or keep-alives turned off, close them.
+type serverState struct {
+	srv *http.Server
+
+	mu       sync.Mutex
+	down     bool
+	idle     map[*handbackListener]struct{}
+	watching bool // watchKeepAlives runs
+	reading  map[*handbackConn]struct{}
+}
+
+// keepAliveCheck is how often jaws looks whether keep-alives were turned
+// off while it has idle connections: SetKeepAlivesEnabled(false) closes
+// net/http's own idle connections at once, and tells nobody.
+const keepAliveCheck = 100 * time.Millisecond
+
+func (s *serverState) addIdle(l *handbackListener) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.down {
+		return false
+	}
+	if s.idle == nil {
+		s.idle = make(map[*handbackListener]struct{})
+	}
+	s.idle[l] = struct{}{}
+	s.watchLocked()
+	return true
+}
+
+func (s *serverState) removeIdle(l *handbackListener) {
+	s.mu.Lock()
+	delete(s.idle, l)
+	s.mu.Unlock()
+}
+
+func (s *serverState) addReading(c *handbackConn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.down {
+		return false
+	}
+	if s.reading == nil {
+		s.reading = make(map[*handbackConn]struct{})
+	}
+	s.reading[c] = struct{}{}
+	s.watchLocked()
+	return true
+}
+
+// watchLocked starts watchKeepAlives unless it runs.
+func (s *serverState) watchLocked() {
+	if !s.watching {
+		s.watching = true
+		go s.watchKeepAlives()
+	}
+}
+
+// watchKeepAlives closes the connections net/http would count as idle (no
+// request, or one whose header is still arriving) when keep-alives are
+// turned off, for as long as there are any.
+func (s *serverState) watchKeepAlives() {
+	t := time.NewTicker(keepAliveCheck)
+	defer t.Stop()
+	for range t.C {
+		on, _ := keepAlivesEnabled(s.srv)
+		s.mu.Lock()
+		if len(s.idle) == 0 && len(s.reading) == 0 {
+			s.watching = false
+			s.mu.Unlock()
+			return
+		}
+		var idle []*handbackListener
+		var reading []*handbackConn
+		if !on {
+			for l := range s.idle {
+				idle = append(idle, l)
+			}
+			for c := range s.reading {
+				reading = append(reading, c)
+			}
+		}
+		s.mu.Unlock()
+		for _, l := range idle {
+			l.Close()
+		}
+		for _, c := range reading {
+			c.Conn.Close()
+		}
+	}
+}
+
+func (s *serverState) removeReading(c *handbackConn) {
+	s.mu.Lock()
+	delete(s.reading, c)
+	s.mu.Unlock()
+}
+
+// shutdown closes the handed-back connections still reading a request's
+// header, as http.Server.Shutdown closes its idle ones (where net/http,
+// between two requests on a connection, still counts one). Idle ones end
+// when Shutdown closes their listener.
+func (s *serverState) shutdown() {
+	s.mu.Lock()
+	s.down = true
+	reading := s.reading
+	s.reading = nil
+	s.mu.Unlock()
+	for c := range reading {
+		c.Conn.Close()
+	}
+}
+
+// server returns jaws's state of srv: it registers with each server it
+// meets, once, to hear of its shutdown.
+func (h *Handler) server(srv *http.Server) *serverState {
+	if v, ok := h.servers.Load(srv); ok {
+		return v.(*serverState)
+	}
+	v, loaded := h.servers.LoadOrStore(srv, &serverState{srv: srv})
+	st := v.(*serverState)
+	if !loaded {
+		srv.RegisterOnShutdown(st.shutdown)
+	}
+	return st
+}

@@ -1,0 +1,46 @@
+package jaws
+
+import (
+	"errors"
+	"io"
+	"net"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// peekConn waits, under c's read deadline, until c has bytes to read or its
+// peer has closed it, and copies what is there into buf without taking it
+// off the socket (MSG_PEEK), so that net/http reads it from the connection
+// itself. It fails with io.EOF when the peer closed the connection, and
+// with errors.ErrUnsupported when c exposes no socket.
+func peekConn(c net.Conn, buf []byte) (int, error) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return 0, errors.ErrUnsupported
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return 0, errors.ErrUnsupported
+	}
+	var n int
+	var perr error
+	err = rc.Read(func(fd uintptr) bool {
+		for {
+			n, _, perr = unix.Recvfrom(int(fd), buf, unix.MSG_PEEK|unix.MSG_DONTWAIT)
+			if perr != unix.EINTR {
+				break
+			}
+		}
+		return perr != unix.EAGAIN
+	})
+	switch {
+	case err != nil:
+		return 0, err
+	case perr != nil:
+		return 0, perr
+	case n <= 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}

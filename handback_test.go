@@ -1,0 +1,360 @@
+package jaws
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jaws-go/jaws/internal/conversation"
+)
+
+type step = conversation.Step
+
+// handbackCase is one conversation played against http.FileServer and
+// against jaws forced onto the zero-copy path, on servers set up alike.
+type handbackCase struct {
+	name     string
+	size     int                             // of /f.bin; 0 means 100 KiB
+	config   func(*http.Server)              // server settings, both sides
+	wrap     func(http.Handler) http.Handler // handlers before the file server, both sides
+	steps    func(srv *http.Server) []step   // the conversation
+	zeroCopy uint64                          // zero-copy responses jaws must send: the path under test ran
+}
+
+const f = "/f.bin"
+
+// req is a GET of /f.bin with extra header lines.
+func req(extra ...string) string { return get11(f, extra...) }
+
+// shutdownStep shuts srv down as a step, and says whether that was quick,
+// as with net/http's idle connections, or waited for something.
+func shutdownStep(srv *http.Server) func() string {
+	return func() string {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		start := time.Now()
+		if err := srv.Shutdown(ctx); err != nil {
+			return "shutdown: " + err.Error()
+		}
+		if d := time.Since(start); d > time.Second {
+			return "shutdown slow"
+		}
+		return "shutdown quick"
+	}
+}
+
+// pipelinedClose: a request asking to close, another behind it; net/http
+// answers the first and closes.
+func pipelinedClose(first string) func(*http.Server) []step {
+	return func(*http.Server) []step {
+		return []step{{Send: first + req(), Read: 2, Closed: time.Second}}
+	}
+}
+
+// pipelinedKeep: two requests pipelined, both answered, the connection open.
+func pipelinedKeep(first string) func(*http.Server) []step {
+	return func(*http.Server) []step {
+		return []step{{Send: first + first, Read: 2, Open: 200 * time.Millisecond}}
+	}
+}
+
+func setHeader(k, v string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set(k, v)
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+type connTypeKey struct{}
+
+var handbackCases = []handbackCase{
+	// 1. Close decisions.
+	{name: "1/Connection: keep-alive close", zeroCopy: 1,
+		steps: pipelinedClose(req("Connection: keep-alive close\r\n"))},
+	{name: "1/Connection: foo, close", zeroCopy: 1,
+		steps: pipelinedClose(req("Connection: foo, close\r\n"))},
+	{name: "1/Connection: keep-alive<TAB>close", zeroCopy: 1,
+		steps: pipelinedClose(req("Connection: keep-alive\tclose\r\n"))},
+	{name: "1/Connection obs-folded", zeroCopy: 1,
+		steps: pipelinedClose(req("Connection: keep-alive\r\n close\r\n"))},
+	{name: "1/HTTP/1.0", zeroCopy: 1,
+		steps: pipelinedClose("GET " + f + " HTTP/1.0\r\n\r\n")},
+	{name: "1/HTTP/1.0 keep-alive", zeroCopy: 2,
+		steps: pipelinedKeep("GET " + f + " HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")},
+	{name: "1/HTTP/1.0 keep-alive, close", zeroCopy: 2, // net/http keeps it
+		steps: pipelinedKeep("GET " + f + " HTTP/1.0\r\nConnection: keep-alive, close\r\n\r\n")},
+	{name: "1/handler sets Connection: close", zeroCopy: 1,
+		wrap:  setHeader("Connection", "close"),
+		steps: pipelinedClose(req())},
+	{name: "1/handler sets Connection: foo, close", zeroCopy: 2, // net/http keeps it
+		wrap:  setHeader("Connection", "foo, close"),
+		steps: pipelinedKeep(req())},
+	{name: "1/keep-alives disabled", zeroCopy: 1,
+		steps: func(srv *http.Server) []step {
+			return []step{{Do: func() string { srv.SetKeepAlivesEnabled(false); return "" },
+				Send: req() + req(), Read: 2, Closed: time.Second}}
+		}},
+	{name: "1/keep-alives disabled while idle", zeroCopy: 1,
+		steps: func(srv *http.Server) []step {
+			return []step{{Send: req(), Read: 1},
+				{Do: func() string { srv.SetKeepAlivesEnabled(false); return "" }, Closed: time.Second}}
+		}},
+	{name: "1/keep-alives disabled with half a request", zeroCopy: 1,
+		steps: func(srv *http.Server) []step {
+			return []step{{Send: req(), Read: 1}, {Send: "GET /x HTTP/1.1\r\nHo"},
+				{Pause: 100 * time.Millisecond, Do: func() string { srv.SetKeepAlivesEnabled(false); return "" }, Closed: time.Second}}
+		}},
+
+	// 2. Timeouts between and within requests.
+	{name: "2/ReadHeaderTimeout shorter than IdleTimeout", zeroCopy: 1,
+		config: func(s *http.Server) { s.ReadHeaderTimeout, s.IdleTimeout = 200*time.Millisecond, 800*time.Millisecond },
+		steps: func(*http.Server) []step {
+			return []step{{Send: req(), Read: 1, Open: 500 * time.Millisecond, Closed: 1500 * time.Millisecond}}
+		}},
+	{name: "2/ReadTimeout shorter than IdleTimeout", zeroCopy: 1,
+		config: func(s *http.Server) { s.ReadTimeout, s.IdleTimeout = 200*time.Millisecond, 800*time.Millisecond },
+		steps: func(*http.Server) []step {
+			return []step{{Send: req(), Read: 1, Open: 500 * time.Millisecond, Closed: 1500 * time.Millisecond}}
+		}},
+	{name: "2/request after a pause longer than ReadHeaderTimeout", zeroCopy: 2,
+		config: func(s *http.Server) { s.ReadHeaderTimeout, s.IdleTimeout = 200*time.Millisecond, 2*time.Second },
+		steps: func(*http.Server) []step {
+			return []step{{Send: req(), Read: 1}, {Pause: 400 * time.Millisecond, Send: req(), Read: 1, Open: 100 * time.Millisecond}}
+		}},
+	{name: "2/ReadHeaderTimeout from the start of the request", zeroCopy: 1,
+		config: func(s *http.Server) { s.ReadHeaderTimeout, s.IdleTimeout = 300*time.Millisecond, 2*time.Second },
+		steps: func(*http.Server) []step {
+			return []step{{Send: req(), Read: 1},
+				{Pause: 100 * time.Millisecond, Send: "GET " + f + " HTTP/1.1\r\n", Open: 150 * time.Millisecond, Closed: time.Second}}
+		}},
+	{name: "2/IdleTimeout alone", zeroCopy: 1,
+		config: func(s *http.Server) { s.IdleTimeout = 300 * time.Millisecond },
+		steps: func(*http.Server) []step {
+			return []step{{Send: req(), Read: 1, Closed: 1500 * time.Millisecond}}
+		}},
+
+	// 3. WriteTimeout over the whole response.
+	{name: "3/WriteTimeout cuts a slow reader", zeroCopy: 1, size: 64 << 20,
+		config: func(s *http.Server) { s.WriteTimeout = 300 * time.Millisecond },
+		steps: func(*http.Server) []step {
+			return []step{{Send: req(), SlowBody: 5 * time.Second}}
+		}},
+
+	// 4. Shutdown and idle connections.
+	{name: "4/Shutdown with half a request pipelined", zeroCopy: 1,
+		steps: func(srv *http.Server) []step {
+			return []step{{Send: req() + "GET /x HTTP/1.1\r\nHo", Read: 1},
+				{Do: shutdownStep(srv), Closed: time.Second}}
+		}},
+	{name: "4/Shutdown with half a request sent after the response", zeroCopy: 1,
+		steps: func(srv *http.Server) []step {
+			return []step{{Send: req(), Read: 1}, {Send: "GET /x HTTP/1.1\r\nHo"},
+				{Pause: 100 * time.Millisecond, Do: shutdownStep(srv), Closed: time.Second}}
+		}},
+	{name: "4/Shutdown while idle", zeroCopy: 1,
+		steps: func(srv *http.Server) []step {
+			return []step{{Send: req(), Read: 1}, {Do: shutdownStep(srv), Closed: time.Second}}
+		}},
+	{name: "4/IdleTimeout with 2 bytes pipelined", zeroCopy: 1,
+		config: func(s *http.Server) { s.IdleTimeout = 300 * time.Millisecond },
+		steps: func(*http.Server) []step {
+			return []step{{Send: req() + "GE", Read: 1, Closed: 1500 * time.Millisecond}}
+		}},
+
+	// 5. What net/http and the server's hooks see.
+	{name: "5/431 half-closes the connection", zeroCopy: 1,
+		config: func(s *http.Server) { s.MaxHeaderBytes = 1024 },
+		steps: func(*http.Server) []step {
+			big := "GET /x HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 16<<10) + "\r\n\r\n"
+			return []step{{Send: req() + big, Read: 2, Closed: 250 * time.Millisecond}}
+		}},
+	{name: "5/ConnContext sees the TCP connection", zeroCopy: 3,
+		config: func(s *http.Server) {
+			s.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+				return context.WithValue(ctx, connTypeKey{}, fmt.Sprintf("%T", c))
+			}
+		},
+		wrap: func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("X-Conn", fmt.Sprint(r.Context().Value(connTypeKey{})))
+				next.ServeHTTP(w, r)
+			})
+		},
+		steps: func(*http.Server) []step {
+			return []step{{Send: req(), Read: 1}, {Send: req(), Read: 1}, {Send: req(), Read: 1}}
+		}},
+	// The documented difference: a pipelined request is held to
+	// MaxHeaderBytes+4096 like a first request; within that, both agree.
+	{name: "5/pipelined header within the limit of a first request", zeroCopy: 1,
+		config: func(s *http.Server) { s.MaxHeaderBytes = 1024 },
+		steps: func(*http.Server) []step {
+			big := "GET /x HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 4900) + "\r\n\r\n"
+			return []step{{Send: req() + big, Read: 2, Open: 100 * time.Millisecond}}
+		}},
+
+	// 6. Protocols: an HTTP/2 preface is a request like any other after
+	// the first one on a connection.
+	{name: "6/HTTP/2 preface after a response", zeroCopy: 0,
+		config: func(s *http.Server) {
+			s.Protocols = new(http.Protocols)
+			s.Protocols.SetHTTP1(true)
+			s.Protocols.SetUnencryptedHTTP2(true)
+		},
+		wrap: func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == "PRI" {
+					http.Error(w, "no upgrade here", http.StatusBadRequest)
+					return
+				}
+				next.ServeHTTP(w, r)
+			})
+		},
+		steps: func(*http.Server) []step {
+			return []step{{Send: req() + "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", Read: 2, Closed: time.Second}}
+		}},
+
+	// 7. A header written before jaws runs.
+	{name: "7/header already written", zeroCopy: 0,
+		wrap: func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(http.StatusOK)
+				next.ServeHTTP(w, r)
+			})
+		},
+		steps: pipelinedKeep(req())},
+}
+
+// TestHandbackLikeNetHTTP plays each conversation against http.FileServer
+// and against jaws on the zero-copy path, with the same server settings and
+// the same handlers in front, and wants the same record: responses, the
+// headers that decide framing and the connection, bodies, and who closes
+// the connection when.
+func TestHandbackLikeNetHTTP(t *testing.T) {
+	t.Parallel()
+	quiet := log.New(io.Discard, "", 0)
+	for _, tc := range handbackCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			size := tc.size
+			if size == 0 {
+				size = 100 << 10
+			}
+			must(t, os.WriteFile(filepath.Join(dir, "f.bin"), randomBytes(size), 0o644))
+			h := newTestHandler(t, dir, Options{Transfer: TransferZeroCopy, CacheMaxFileSize: 1024})
+			start := func(handler http.Handler) *httptest.Server {
+				if tc.wrap != nil {
+					handler = tc.wrap(handler)
+				}
+				srv := httptest.NewUnstartedServer(handler)
+				srv.Config.ErrorLog = quiet
+				if tc.config != nil {
+					tc.config(srv.Config)
+				}
+				srv.Start()
+				t.Cleanup(srv.Close)
+				return srv
+			}
+			ref, zc := start(http.FileServer(http.Dir(dir))), start(h)
+			var want, got []string
+			var wg sync.WaitGroup
+			wg.Go(func() { want = conversation.Run(ref.Listener.Addr().String(), tc.steps(ref.Config)) })
+			wg.Go(func() { got = conversation.Run(zc.Listener.Addr().String(), tc.steps(zc.Config)) })
+			wg.Wait()
+			if !slices.Equal(got, want) {
+				t.Errorf("jaws:\n\t%s\nnet/http:\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+			}
+			waitTransfers(t, h, 10*time.Second)
+			if n := h.Stats().ZeroCopy.Responses; n != tc.zeroCopy {
+				t.Errorf("%d zero-copy responses, want %d", n, tc.zeroCopy)
+			}
+		})
+	}
+}
+
+// handbackSite serves one root twice: through net/http's own writes (the
+// fallback) and on the zero-copy path wherever it applies.
+type handbackSite struct {
+	ref, zc *httptest.Server
+}
+
+func newHandbackSite(tb testing.TB) *handbackSite {
+	root := tempDirTB(tb)
+	must(tb, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
+	for name, n := range map[string]int{"small.txt": 100, "mid.bin": 3000, "big.bin": 70001, "sub/index.html": 57, ".env": 10} {
+		must(tb, os.WriteFile(filepath.Join(root, filepath.FromSlash(name)), randomBytes(n), 0o644))
+	}
+	quiet := log.New(io.Discard, "", 0)
+	s := &handbackSite{}
+	for _, p := range []struct {
+		srv      **httptest.Server
+		transfer Transfer
+	}{{&s.ref, TransferFallback}, {&s.zc, TransferZeroCopy}} {
+		h, err := New(root, Options{Transfer: p.transfer, CacheMaxFileSize: 1024, ZeroCopyMinSize: 4096, SendTimeout: time.Second, ErrorLog: quiet})
+		must(tb, err)
+		srv := httptest.NewUnstartedServer(h)
+		srv.Config.ErrorLog = quiet
+		srv.Start()
+		*p.srv = srv
+		tb.Cleanup(func() {
+			srv.Close()
+			h.Close()
+		})
+	}
+	return s
+}
+
+// FuzzHandback plays raw request bytes after a request answered zero-copy,
+// pipelined behind it or sent once its response is read, and wants what
+// net/http decides on a connection it kept: the same responses, Connection
+// headers, bodies, and the same end of the connection, as when the whole
+// conversation rides net/http.
+func FuzzHandback(f *testing.F) {
+	s := newHandbackSite(f)
+	for _, seed := range []string{
+		"GET /small.txt HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /big.bin HTTP/1.1\r\nHost: x\r\nConnection: keep-alive close\r\n\r\nGET /mid.bin HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /big.bin HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n close\r\n\r\nGET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /big.bin HTTP/1.0\r\nConnection: keep-alive, close\r\n\r\nGET /big.bin HTTP/1.0\r\n\r\nGET /small.txt HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /big.bin HTTP/1.1\r\nHost: x\r\nRange: bytes=0-10,-20\r\n\r\nHEAD /big.bin HTTP/1.1\r\nHost: x\r\n\r\n",
+		"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+		"POST /big.bin HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello\r\nGET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /big.bin HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\nabc",
+		"GET /x HTTP/1.1\r\nHo",
+		"GE",
+		"\r\n\r\n",
+		"GET /sub HTTP/1.1\r\nHost: x\r\n\r\nGET /.env HTTP/1.1\r\nHost: x\r\n\r\n",
+	} {
+		f.Add([]byte(seed), false)
+		f.Add([]byte(seed), true)
+	}
+	const first = "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n"
+	f.Fuzz(func(t *testing.T, raw []byte, split bool) {
+		steps := []step{{Send: first + string(raw), HalfClose: true, Drain: 2 * time.Second}}
+		if split {
+			steps = []step{{Send: first, Read: 1}, {Send: string(raw), HalfClose: true, Drain: 2 * time.Second}}
+		}
+		var want, got []string
+		var wg sync.WaitGroup
+		wg.Go(func() { want = conversation.Run(s.ref.Listener.Addr().String(), steps) })
+		wg.Go(func() { got = conversation.Run(s.zc.Listener.Addr().String(), steps) })
+		wg.Wait()
+		if !slices.Equal(got, want) {
+			t.Fatalf("after %q (split %v)\njaws zero-copy:\n\t%s\nnet/http:\n\t%s", raw, split,
+				strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+		}
+	})
+}
