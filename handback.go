@@ -7,10 +7,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+	"weak"
 )
 
 // After a zero-copy response on a connection that stays open, jaws gives it
@@ -334,7 +336,7 @@ func headerEnds(p []byte) bool {
 // request's header block is still arriving, which net/http would count as
 // idle: its shutdown, or keep-alives turned off, close them.
 type serverState struct {
-	srv *http.Server
+	srv weak.Pointer[http.Server] // weak: the state must not keep the server alive
 
 	mu       sync.Mutex
 	down     bool
@@ -397,7 +399,7 @@ func (s *serverState) watchKeepAlives() {
 	t := time.NewTicker(keepAliveCheck)
 	defer t.Stop()
 	for range t.C {
-		on, _ := keepAlivesEnabled(s.srv)
+		on, _ := keepAlivesEnabled(s.srv.Value()) // a server gone counts as off
 		s.mu.Lock()
 		if len(s.idle) == 0 && len(s.reading) == 0 {
 			s.watching = false
@@ -446,15 +448,27 @@ func (s *serverState) shutdown() {
 }
 
 // server returns jaws's state of srv: it registers with each server it
-// meets, once, to hear of its shutdown.
+// meets, once, to hear of its shutdown. The state lives as long as the
+// server: it is keyed by a weak pointer and dropped when the server is
+// collected, so a process that starts and drops servers (tests, reloads)
+// does not accumulate them.
 func (h *Handler) server(srv *http.Server) *serverState {
-	if v, ok := h.servers.Load(srv); ok {
+	key := weak.Make(srv)
+	if v, ok := h.servers.Load(key); ok {
 		return v.(*serverState)
 	}
-	v, loaded := h.servers.LoadOrStore(srv, &serverState{srv: srv})
+	v, loaded := h.servers.LoadOrStore(key, &serverState{srv: key})
 	st := v.(*serverState)
 	if !loaded {
 		srv.RegisterOnShutdown(st.shutdown)
+		runtime.AddCleanup(srv, func(k weak.Pointer[http.Server]) { h.servers.Delete(k) }, key)
 	}
 	return st
+}
+
+// serverCount is how many servers jaws keeps state for, for tests.
+func (h *Handler) serverCount() int {
+	n := 0
+	h.servers.Range(func(any, any) bool { n++; return true })
+	return n
 }

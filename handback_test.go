@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -357,4 +358,44 @@ func FuzzHandback(f *testing.F) {
 				strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
 		}
 	})
+}
+
+// TestServerStateDropped: jaws's state of a server goes when the server
+// does, so a process that starts and drops servers keeps none of them.
+func TestServerStateDropped(t *testing.T) {
+	_, h, _ := zcSite(t, Options{}, 1<<20)
+	for range 20 {
+		srv := httptest.NewServer(h)
+		c := dialRaw(t, srv)
+		c.send(t, get11("/1048576.bin"))
+		c.read(t, "GET")
+		c.Close()
+		srv.Close()
+	}
+	if n := h.serverCount(); n == 0 {
+		t.Fatal("no server state kept while serving")
+	}
+	for i := 0; i < 50 && h.serverCount() > 0; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond) // cleanups run on their own goroutine
+	}
+	if n := h.serverCount(); n != 0 {
+		t.Errorf("state of %d dropped servers still kept", n)
+	}
+}
+
+// TestShutdownCloses: Shutdown releases what Close does, and Close after
+// it is harmless.
+func TestShutdownCloses(t *testing.T) {
+	t.Parallel()
+	_, h, _ := zcSite(t, Options{}, 10)
+	if err := h.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if w := get(h, "/10.bin"); w.Code != 503 {
+		t.Errorf("after Shutdown: %d, want 503", w.Code)
+	}
+	if err := h.Close(); err != nil {
+		t.Errorf("Close after Shutdown: %v", err)
+	}
 }

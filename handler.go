@@ -194,7 +194,9 @@ type Handler struct {
 	variants  *variants // content codings, above the store
 	stats     stats
 	transfers transfers
-	servers   sync.Map // *http.Server -> *serverState
+	servers   sync.Map // weak.Pointer[http.Server] -> *serverState
+	closed    sync.Once
+	closeErr  error
 }
 
 // New returns a Handler serving the directory root. No file outside root is
@@ -256,25 +258,36 @@ func newHandler(opts Options, open func() (source, error)) (*Handler, error) {
 		variants: newVariants(s, opts.Compression, codings, c.maxBody, opts.ErrorLog)}, nil
 }
 
-// Shutdown waits until the zero-copy transfers in flight are done, or ctx
-// ends, and then ends those still running; it returns ctx's error in that
-// case. New requests take the fallback meanwhile. http.Server.Shutdown does
-// not wait for them, because net/http does not track connections jaws has
-// taken over: call it first, then this, then Close.
+// Shutdown ends the handler gracefully: it waits until the zero-copy
+// transfers in flight are done, or ctx ends, when it ends those still
+// running and returns ctx's error; then it releases what Close releases.
+// New requests take the fallback while it waits.
+//
+// Call it after http.Server.Shutdown, which waits for the requests net/http
+// tracks but not for the zero-copy transfers, whose connections jaws has
+// taken over; it does tell jaws to close the connections it holds idle:
+//
+//	err := srv.Shutdown(ctx)
+//	err = errors.Join(err, h.Shutdown(ctx))
 func (h *Handler) Shutdown(ctx context.Context) error {
+	var err error
 	if !h.transfers.wait(ctx.Done()) {
 		h.transfers.cancel()
-		return ctx.Err()
+		err = ctx.Err()
 	}
-	return nil
+	return errors.Join(err, h.Close())
 }
 
 // Close ends the zero-copy transfers in flight and releases the root
 // directory, the cache and its descriptors. Requests that arrive afterwards
-// get 503 Service Unavailable.
+// get 503 Service Unavailable. Calls after the first (or after Shutdown)
+// do nothing and return the first one's result.
 func (h *Handler) Close() error {
-	h.transfers.cancel()
-	return h.store.close()
+	h.closed.Do(func() {
+		h.transfers.cancel()
+		h.closeErr = h.store.close()
+	})
+	return h.closeErr
 }
 
 // ServeHTTP serves the file named by r.URL.Path, relative to the root, as

@@ -3,6 +3,7 @@ package jaws
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -217,7 +218,7 @@ func TestServerShutdownWithTransfers(t *testing.T) {
 	}
 	err := h.Shutdown(ctx)
 	elapsed := time.Since(start)
-	if err != context.DeadlineExceeded {
+	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Handler.Shutdown: %v, want the deadline: the stalled transfers outlast it", err)
 	}
 	if elapsed > deadline+2*time.Second {

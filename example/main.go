@@ -155,7 +155,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if serr := <-serveErr; !errors.Is(serr, http.ErrServerClosed) {
 		err = errors.Join(err, serr)
 	}
-	return errors.Join(err, h.Close())
+	// Then the zero-copy transfers still running, which net/http no longer
+	// tracks, get the rest of the time; the handler is closed after them.
+	return errors.Join(err, h.Shutdown(shutdownCtx))
 }
 
 // newHandler returns the app's jaws handler, with the app's 404 page and
