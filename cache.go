@@ -20,7 +20,8 @@ import (
 // entry is what jaws knows about one file: the validators it was built from,
 // the strong ETag and Content-Type that are costly to work out, the header
 // values every response shares, and for small files the bytes themselves.
-// An entry never changes once built, apart from checked; a changed file gets
+// An entry never changes once built, apart from checked and watched (and
+// what is learnt of it: sum, incompressible); a changed file gets
 // a new entry.
 type entry struct {
 	file       string      // the file under the root: the request name, or name/index.html
@@ -28,6 +29,7 @@ type entry struct {
 	info       fs.FileInfo // the file's metadata when the entry was built
 	ver        version     // and the version it identifies
 	checked    atomic.Int64
+	watched    atomic.Pointer[token] // file system events that confirm it, while they hold
 	etag       string
 	ctype      string
 	body       []byte                            // the whole file, or nil when it is sent from disk

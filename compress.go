@@ -243,14 +243,14 @@ func (v *variants) available(e *entry) codingSet {
 // or a variant that could not be had (the sibling went away, compression
 // saved too little or the client left while waiting), in which case e
 // serves.
-func (v *variants) choose(r *http.Request, name string, e *entry) (target, bool) {
+func (v *variants) choose(r *http.Request, name string, e *entry, need fdNeed) (target, bool) {
 	c := negotiate(r.Header["Accept-Encoding"], v.available(e), v.codings)
 	if c == identity {
 		return target{}, false
 	}
 	key := e.variantKeys[c]
 	if e.siblings.has(c) {
-		t, err := v.store.sibling(key, e, c)
+		t, err := v.store.sibling(key, e, c, need)
 		if err == nil {
 			return t, true
 		}

@@ -542,6 +542,7 @@ func TestSiblingFreshness(t *testing.T) {
 			}
 			second := encodeAs(gzipCoding, current, "second")
 			s.Replace("app.js.gz", second) // mtime now: newer than app.js
+			h.SettleEvents()
 			w = get("/app.js", "Accept-Encoding", "gzip")
 			if !bytes.Equal(w.Body.Bytes(), second) || w.Header().Get("Etag") == etag1 || w.Header().Get("Etag") == "" {
 				t.Errorf("rewritten sibling: %d bytes, ETag %q (was %q)", w.Body.Len(), w.Header().Get("Etag"), etag1)
@@ -551,6 +552,7 @@ func TestSiblingFreshness(t *testing.T) {
 			}
 
 			must(t, os.Remove(s.Path("app.js.gz")))
+			h.SettleEvents()
 			for i := range 2 {
 				w = get("/app.js", "Accept-Encoding", "gzip")
 				got := w.Header().Get("Content-Encoding")

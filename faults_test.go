@@ -134,6 +134,7 @@ func TestRootRemovedOrReplaced(t *testing.T) {
 				}
 				h.store.cache.sync()
 				must(t, os.RemoveAll(root))
+				h.SettleEvents()
 				for _, p := range []string{"/big.bin", "/sub/", "/", "/missing"} {
 					c.send(t, get11(p))
 					if resp, body := c.read(t, "GET"); resp.StatusCode != 404 {

@@ -68,6 +68,8 @@ func (s *fsSource) unchanged(string, version) (same, handled bool) { return fals
 
 func (s *fsSource) immutable() bool { return s.fixed }
 
+func (s *fsSource) snapshot(string, int64) *token { return nil }
+
 func (s *fsSource) close() error { return nil }
 
 // isEmbedded reports whether info describes a file of an embed.FS, whose

@@ -59,14 +59,19 @@ type Options struct {
 	// header, as a server without range support would.
 	MaxRanges int
 
-	// Revalidate is how long a file held in memory is served without
-	// checking the disk, in the manner of nginx's open_file_cache_valid.
-	// 0 (the default) checks on every request with one stat, so a changed,
-	// replaced or deleted file is seen by the very next request; the check
-	// costs far less than net/http's own work per request. A positive value
-	// saves that stat and lets a change go unseen for up to that long.
-	// Files sent from disk are always checked, on the descriptor they are
-	// sent from, at no extra cost.
+	// Revalidate sets how a file held in memory is confirmed unchanged
+	// before it is served. 0 (the default): on Linux, by file system
+	// events (inotify) on local file systems, which cost no system call per
+	// request; a change is seen by every request that starts 1 ms after it.
+	// Where events cannot be had or trusted (other systems, NFS and other
+	// network or user-space file systems, a symbolic link on the file's
+	// path, events lost), by one stat per request, which sees a change by
+	// the very next request. Negative: that stat on every request, always.
+	// Positive: the file is served without any check for that long, in
+	// the manner of nginx's open_file_cache_valid. Files sent from disk are
+	// always checked, on the descriptor they are sent from, at no extra
+	// cost; zero-copy transfers, which share one descriptor, are checked as
+	// files in memory are.
 	Revalidate time.Duration
 
 	// NotFound answers the requests the handler has nothing for (missing or
@@ -205,7 +210,7 @@ type Handler struct {
 // followed, absolute ones too when their target lies under root's real path
 // (symlinks resolved here, once).
 func New(root string, opts Options) (*Handler, error) {
-	return newHandler(opts, func() (source, error) { return openDirSource(root) })
+	return newHandler(opts, func() (source, error) { return openDirSource(root, opts.Revalidate == 0) })
 }
 
 // NewFS returns a Handler serving the files of fsys, with the same HTTP
@@ -365,14 +370,22 @@ func (h *Handler) ServeFile(w http.ResponseWriter, r *http.Request, name string)
 // serveName serves the cleaned name; redirects says whether the URL is the
 // name's, to be made canonical by a redirect.
 func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Handler, name string, redirects bool) {
-	t, err := h.store.resolve(name)
+	zeroCopy := h.zeroCopyCandidate(w, r)
+	need := fdOwn
+	switch {
+	case r.Method == http.MethodHead:
+		need = fdNone
+	case zeroCopy:
+		need = fdShared
+	}
+	t, err := h.store.resolve(name, need)
 	if err != nil {
 		if errorStatus(err) != http.StatusNotFound {
 			h.fail(w, err)
 			return
 		}
 		var ok bool
-		if t, ok = h.resolveHashed(name); !ok {
+		if t, ok = h.resolveHashed(name, need); !ok {
 			h.notFound(w, r, next)
 			return
 		}
@@ -399,12 +412,12 @@ func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Ha
 	_, outerEncoded := w.Header()["Content-Encoding"]
 	if !outerEncoded && h.variants.has(t.e) {
 		addVary(w.Header())
-		if v, ok := h.variants.choose(r, name, t.e); ok {
+		if v, ok := h.variants.choose(r, name, t.e, need); ok {
 			t.close()
 			t = v
 		}
 	}
-	h.serveEntry(w, r, &t, outerEncoded)
+	h.serveEntry(w, r, &t, outerEncoded, zeroCopy)
 }
 
 // notFound answers a name with nothing to serve: next's business when there
@@ -438,8 +451,10 @@ func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request, next 
 
 // serveEntry answers for one regular file: validators, preconditions,
 // ranges, then the transfer. outerEncoded: an outer handler set
-// Content-Encoding and encodes what jaws writes.
-func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, outerEncoded bool) {
+// Content-Encoding and encodes what jaws writes; zeroCopy: the request may
+// take the zero-copy path (zeroCopyCandidate), if its response is large
+// enough.
+func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, outerEncoded, zeroCopy bool) {
 	e := t.e
 	hdr := w.Header()
 	mod, lastMod := e.info.ModTime(), e.hdrLastModified
@@ -535,7 +550,7 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, 
 	if e.body == nil && r.Method != http.MethodHead {
 		// The descriptor the transfer reads: the shared one for zero-copy,
 		// else one of the request's own, where net/http can use sendfile.
-		resp.zeroCopy = !resp.transformed && h.zeroCopySize(resp.length) && h.zeroCopyCandidate(w, r)
+		resp.zeroCopy = zeroCopy && !resp.transformed && h.zeroCopySize(resp.length)
 		if err := h.store.acquire(t, resp.zeroCopy); err != nil {
 			h.fail(w, err)
 			return

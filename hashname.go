@@ -61,7 +61,7 @@ func (h *Handler) hashTarget(name string) (*entry, error) {
 	if !ok || clean == "." || strings.HasSuffix(name, "/") {
 		return nil, fs.ErrInvalid
 	}
-	t, err := h.store.resolve(clean)
+	t, err := h.store.resolve(clean, fdNone)
 	if err != nil {
 		if errorStatus(err) == http.StatusNotFound {
 			return nil, fs.ErrNotExist
@@ -122,9 +122,9 @@ func isLowerHex(s string) bool {
 // resolveHashed resolves a hashed name (see HashName) that names no file
 // of its own: the target of the file without the hash, if that hash is its
 // content's.
-func (h *Handler) resolveHashed(name string) (target, bool) {
+func (h *Handler) resolveHashed(name string, need fdNeed) (target, bool) {
 	for _, c := range splitHashedName(name) {
-		t, err := h.store.resolve(c.orig)
+		t, err := h.store.resolve(c.orig, need)
 		if err != nil {
 			continue
 		}

@@ -614,49 +614,66 @@ func TestFreshness(t *testing.T) {
 			return b
 		}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			for _, kind := range testsite.Kinds {
-				s := testsite.New(t)
-				s.FileAt("f.txt", c.before, diffMtime)
-				s.FileAt("dir/index.html", c.before, diffMtime)
-				srv := testsite.Start(t, kind, newHandler(t, s.Root, jaws.Options{}))
-				for _, target := range []string{"f.txt", "dir/index.html"} {
-					url := "/" + target
-					if target == "dir/index.html" {
-						url = "/dir/"
-					}
-					var old string
-					for range 2 { // the second request is answered from the cache, if any
-						resp, body := srv.Get(t, url)
-						if resp.StatusCode != 200 || !bytes.Equal(body, c.before) {
-							t.Fatalf("%v GET %s before: %d, %d bytes", kind, url, resp.StatusCode, len(body))
-						}
-						old = resp.Header.Get("Etag")
-					}
-					now := c.change(s, target)
-					resp, body := srv.Get(t, url)
-					if now == nil {
-						if resp.StatusCode != 404 {
-							t.Errorf("%v GET %s after delete: %d", kind, url, resp.StatusCode)
-						}
-						continue
-					}
-					etag := resp.Header.Get("Etag")
-					if resp.StatusCode != 200 || !bytes.Equal(body, now) || resp.ContentLength != int64(len(now)) {
-						t.Errorf("%v GET %s after %s: %d, %d bytes (Content-Length %d), want the %d new bytes",
-							kind, url, c.name, resp.StatusCode, len(body), resp.ContentLength, len(now))
-					}
-					if want := freshETag(t, s.Root, url); etag != want || etag == old {
-						t.Errorf("%v GET %s after %s: ETag %q, want %q (was %q)", kind, url, c.name, etag, want, old)
-					}
-					if resp, body := srv.Get(t, url, "If-None-Match", old); resp.StatusCode != 200 || !bytes.Equal(body, now) {
-						t.Errorf("%v GET %s with the old ETag: %d, %d bytes; want 200 with the new content", kind, url, resp.StatusCode, len(body))
-					}
-				}
+	// Two ways of confirming a cached file: a stat on every hit
+	// (Revalidate < 0), which sees a change by the very next request, and
+	// the default, file system events where the platform has them, which
+	// see it once read (SettleEvents, as the first hit 1 ms later does).
+	for _, mode := range []struct {
+		name       string
+		revalidate time.Duration
+	}{{"stat", -1}, {"events", 0}} {
+		for _, c := range cases {
+			t.Run(mode.name+"/"+c.name, func(t *testing.T) {
+				t.Parallel()
+				freshnessCase(t, c.name, c.before, c.change, mode.revalidate)
+			})
+		}
+	}
+}
+
+func freshnessCase(t *testing.T, name string, before []byte, change func(s *testsite.Site, name string) []byte, revalidate time.Duration) {
+	for _, kind := range testsite.Kinds {
+		s := testsite.New(t)
+		s.FileAt("f.txt", before, diffMtime)
+		s.FileAt("dir/index.html", before, diffMtime)
+		h := newHandler(t, s.Root, jaws.Options{Revalidate: revalidate})
+		srv := testsite.Start(t, kind, h)
+		for _, target := range []string{"f.txt", "dir/index.html"} {
+			url := "/" + target
+			if target == "dir/index.html" {
+				url = "/dir/"
 			}
-		})
+			var old string
+			for range 2 { // the second request is answered from the cache, if any
+				resp, body := srv.Get(t, url)
+				if resp.StatusCode != 200 || !bytes.Equal(body, before) {
+					t.Fatalf("%v GET %s before: %d, %d bytes", kind, url, resp.StatusCode, len(body))
+				}
+				old = resp.Header.Get("Etag")
+			}
+			now := change(s, target)
+			if revalidate == 0 {
+				h.SettleEvents()
+			}
+			resp, body := srv.Get(t, url)
+			if now == nil {
+				if resp.StatusCode != 404 {
+					t.Errorf("%v GET %s after delete: %d", kind, url, resp.StatusCode)
+				}
+				continue
+			}
+			etag := resp.Header.Get("Etag")
+			if resp.StatusCode != 200 || !bytes.Equal(body, now) || resp.ContentLength != int64(len(now)) {
+				t.Errorf("%v GET %s after %s: %d, %d bytes (Content-Length %d), want the %d new bytes",
+					kind, url, name, resp.StatusCode, len(body), resp.ContentLength, len(now))
+			}
+			if want := freshETag(t, s.Root, url); etag != want || etag == old {
+				t.Errorf("%v GET %s after %s: ETag %q, want %q (was %q)", kind, url, name, etag, want, old)
+			}
+			if resp, body := srv.Get(t, url, "If-None-Match", old); resp.StatusCode != 200 || !bytes.Equal(body, now) {
+				t.Errorf("%v GET %s with the old ETag: %d, %d bytes; want 200 with the new content", kind, url, resp.StatusCode, len(body))
+			}
+		}
 	}
 }
 

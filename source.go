@@ -20,6 +20,10 @@ type source interface {
 	// immutable reports that no file of the source ever changes, so an
 	// entry, once built, is never checked again (an embed.FS).
 	immutable() bool
+	// snapshot returns a token that stays valid while no event touches
+	// file's directories (see watch.go), to be taken before file is opened
+	// or stat-ed; nil when the source has no events.
+	snapshot(file string, now int64) *token
 	close() error
 }
 
@@ -28,14 +32,21 @@ type source interface {
 type dirSource struct {
 	root    *linkRoot
 	statDir statDir
+	watch   *watcher // nil: every hit is confirmed by stat
 }
 
-func openDirSource(dir string) (*dirSource, error) {
+// openDirSource opens dir; with events, hits are confirmed by file system
+// events where they can be (see watch.go).
+func openDirSource(dir string, events bool) (*dirSource, error) {
 	r, err := openLinkRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &dirSource{root: r, statDir: openStatDir(dir)}, nil
+	d := &dirSource{root: r, statDir: openStatDir(dir)}
+	if events && r.real != "" {
+		d.watch = newWatcher(r.real, r.Root)
+	}
+	return d, nil
 }
 
 func (d *dirSource) open(name string) (fs.File, fs.FileInfo, error) {
@@ -69,7 +80,15 @@ func (d *dirSource) unchanged(name string, v version) (same, handled bool) {
 
 func (d *dirSource) immutable() bool { return false }
 
+func (d *dirSource) snapshot(file string, now int64) *token {
+	if d.watch == nil {
+		return nil
+	}
+	return d.watch.snapshot(file, now)
+}
+
 func (d *dirSource) close() error {
+	d.watch.close()
 	d.statDir.close()
 	return d.root.Close()
 }

@@ -55,12 +55,25 @@ func (t *target) close() {
 	}
 }
 
+// fdNeed says which descriptor a request will read, so that a hit opens
+// nothing it does not use, and one that opens a descriptor confirms the
+// entry by it.
+type fdNeed int
+
+const (
+	fdNone   fdNeed = iota // a body in memory, or HEAD: nothing is read
+	fdShared               // zero-copy: the entry's shared descriptor, read at explicit offsets
+	fdOwn                  // the fallback: a descriptor whose offset net/http's sendfile may move
+)
+
 // resolve finds what name refers to now. A cached entry is used only once
 // confirmed against the source (see confirm).
-func (s *store) resolve(name string) (target, error) {
-	if t, ok := s.cached(name, ""); ok {
+func (s *store) resolve(name string, need fdNeed) (target, error) {
+	if t, ok := s.cached(name, "", need); ok {
 		return t, nil
 	}
+	now := s.cache.now()
+	tok := s.src.snapshot(name, now)
 	f, info, err := s.src.open(name)
 	if err != nil {
 		return target{}, err
@@ -68,6 +81,7 @@ func (s *store) resolve(name string) (target, error) {
 	file, dirIndex := name, false
 	if info.IsDir() {
 		index := path.Join(name, indexPage)
+		tok = s.src.snapshot(index, now)
 		fi, iinfo, err := s.src.open(index)
 		if err != nil || iinfo.IsDir() {
 			if err == nil {
@@ -78,17 +92,18 @@ func (s *store) resolve(name string) (target, error) {
 		f.Close()
 		f, info, file, dirIndex = fi, iinfo, index, true
 	}
-	return s.build(name, file, dirIndex, f, info, func(e *entry) { s.describe(e, name) })
+	return s.build(name, file, dirIndex, f, info, tok, func(e *entry) { s.describe(e, name) })
 }
 
 // sibling resolves the file next to orig that holds it in coding c, cached
 // under key. The key may hold orig compressed before the sibling appeared;
 // the sibling, made at build time, replaces it.
-func (s *store) sibling(key string, orig *entry, c coding) (target, error) {
+func (s *store) sibling(key string, orig *entry, c coding, need fdNeed) (target, error) {
 	file := orig.file + codingExts[c]
-	if t, ok := s.cached(key, file); ok {
+	if t, ok := s.cached(key, file, need); ok {
 		return t, nil
 	}
+	tok := s.src.snapshot(file, s.cache.now())
 	f, info, err := s.src.open(file)
 	if err != nil {
 		return target{}, err
@@ -97,21 +112,23 @@ func (s *store) sibling(key string, orig *entry, c coding) (target, error) {
 		f.Close()
 		return target{}, errNotRegular
 	}
-	return s.build(key, file, false, f, info, func(v *entry) { v.setCoding(c, orig) })
+	return s.build(key, file, false, f, info, tok, func(v *entry) { v.setCoding(c, orig) })
 }
 
 // cached returns the entry cached under key as a target, once confirmed
 // against the source, and counts the lookup. An entry that is stale, or not
 // of file when file is given, is dropped.
-func (s *store) cached(key, file string) (target, bool) {
+func (s *store) cached(key, file string, need fdNeed) (target, bool) {
 	if v, ok := s.fixed.Load(key); ok {
 		s.cache.hits.Add(1)
 		return target{e: v.(*entry)}, true
 	}
 	if e := s.cache.get(key); e != nil {
-		if (file == "" || e.file == file) && s.confirm(e) {
-			s.cache.hits.Add(1)
-			return target{e: e}, true
+		if file == "" || e.file == file {
+			if t, ok := s.confirmFor(e, need); ok {
+				s.cache.hits.Add(1)
+				return t, true
+			}
 		}
 		s.cache.drop(key)
 	}
@@ -119,13 +136,53 @@ func (s *store) cached(key, file string) (target, bool) {
 	return target{}, false
 }
 
-// confirm checks a cached entry against the file it describes: by one stat
-// (fstatat through a directory descriptor, for a directory), skipped within
-// Options.Revalidate.
+// confirmFor confirms a cached entry and takes the descriptor the request
+// needs. A request that reads the file through a descriptor of its own
+// confirms the entry by that descriptor's stat, which costs nothing more
+// and holds whatever Options.Revalidate or events say.
+func (s *store) confirmFor(e *entry, need fdNeed) (target, bool) {
+	t := target{e: e}
+	if e.body != nil || need == fdNone {
+		return t, s.confirm(e)
+	}
+	if need == fdOwn || e.sf == nil {
+		f, err := s.openVersion(e)
+		if err != nil {
+			return target{}, false
+		}
+		t.f = f
+		return t, true
+	}
+	if !s.confirm(e) {
+		return target{}, false
+	}
+	if e.sf.acquire() {
+		t.sf = e.sf
+	}
+	return t, true
+}
+
+// confirm checks a cached entry against the file it describes: by file
+// system events, with no system call, while they say nothing changed
+// (watch.go); else by one stat (fstatat through a directory descriptor,
+// for a directory), skipped within Options.Revalidate.
 func (s *store) confirm(e *entry) bool {
 	now := s.cache.now()
+	old := e.watched.Load()
+	if old.still(now) {
+		return true
+	}
 	if s.cache.trusted(e, now) {
 		return true
+	}
+	// A new token, taken before the stat that confirms the entry, at most
+	// every rearmEvery: taking one costs system calls of its own.
+	var tok *token
+	if old == nil || now-old.taken >= int64(rearmEvery) {
+		tok = s.src.snapshot(e.file, now)
+	}
+	if testHookConfirmStat != nil {
+		testHookConfirmStat(e.file)
 	}
 	same, handled := s.src.unchanged(e.file, e.ver)
 	if !handled {
@@ -134,14 +191,22 @@ func (s *store) confirm(e *entry) bool {
 	}
 	if same {
 		e.checked.Store(now)
+		if tok != nil {
+			e.watched.Store(tok)
+		}
 	}
 	return same
 }
 
+// testHookConfirmStat, when set by a test, sees every hit confirmed by a
+// system call rather than by events or Options.Revalidate.
+var testHookConfirmStat func(file string)
+
 // build makes the entry for the open file f, caches it under key and
 // returns it as the request's target; finish completes a new entry before
-// it is cached. f is the target's or closed.
-func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileInfo, finish func(*entry)) (target, error) {
+// it is cached, and tok, taken before f was opened, confirms it while file
+// system events say nothing changed. f is the target's or closed.
+func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileInfo, tok *token, finish func(*entry)) (target, error) {
 	fixed := s.src.immutable()
 	put := putAsync
 	if fixed {
@@ -157,6 +222,7 @@ func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileIn
 		}
 		finish(e)
 		e.setHeaders()
+		e.watched.Store(tok)
 		return e, nil
 	})
 	if err != nil {
@@ -178,9 +244,11 @@ func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileIn
 	return target{e: e}, nil
 }
 
-// acquire gives t the descriptor its transfer reads: a reference to the
-// entry's shared descriptor for zero-copy (shared), where there is one, else
-// a descriptor of its own, opened and checked to be the entry's version.
+// acquire gives t the descriptor its transfer reads, when the response
+// turned out to need another than the one resolve took: its own for a
+// range too small for zero-copy, say. Should the file have changed since
+// the entry was confirmed, the entry's shared descriptor still reads the
+// version confirmed.
 func (s *store) acquire(t *target, shared bool) error {
 	e := t.e
 	if shared && t.sf == nil && e.sf != nil && e.sf.acquire() {
@@ -190,11 +258,17 @@ func (s *store) acquire(t *target, shared bool) error {
 		return nil
 	}
 	f, err := s.openVersion(e)
-	if err != nil {
-		return err
+	if err == nil {
+		t.f = f
+		return nil
 	}
-	t.f = f
-	return nil
+	if t.sf == nil && e.sf != nil && e.sf.acquire() {
+		t.sf = e.sf
+	}
+	if t.sf != nil {
+		return nil // read at offsets: the version the entry describes
+	}
+	return err
 }
 
 // openVersion opens the entry's file, checking it is the entry's version.

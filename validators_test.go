@@ -143,9 +143,11 @@ func TestETagFollowsRewrites(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			site := testsite.New(t).FileAt("f.bin", a, diffMtime)
-			s := testsite.Start(t, testsite.HTTP1, newHandler(t, site.Root, jaws.Options{}))
+			h := newHandler(t, site.Root, jaws.Options{})
+			s := testsite.Start(t, testsite.HTTP1, h)
 			before := etagOf(t, s, "/f.bin")
 			c.change(site)
+			h.SettleEvents()
 			after := etagOf(t, s, "/f.bin")
 			if after == before || after != metaTag(t, site.Path("f.bin")) {
 				t.Errorf("ETag %s before, %s after; want a new one, %s", before, after, metaTag(t, site.Path("f.bin")))

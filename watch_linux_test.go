@@ -1,0 +1,283 @@
+package jaws
+
+import (
+	"bytes"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// confirmStats counts, per file, the hits confirmed by a system call.
+var confirmStats sync.Map // file -> *atomic.Int64
+
+func init() {
+	testHookConfirmStat = func(file string) {
+		c, _ := confirmStats.LoadOrStore(file, new(atomic.Int64))
+		c.(*atomic.Int64).Add(1)
+	}
+}
+
+func statCount(file string) int64 {
+	if c, ok := confirmStats.Load(file); ok {
+		return c.(*atomic.Int64).Load()
+	}
+	return 0
+}
+
+// eventsSite is a directory with a small file, a large one and an index
+// page, under names no other test uses, and a handler with a clock the test
+// moves.
+func eventsSite(t *testing.T, o Options) (dir, prefix string, h *Handler, clock *atomic.Int64) {
+	t.Helper()
+	dir = t.TempDir()
+	prefix = uniqueName(t, "")
+	must(t, os.MkdirAll(filepath.Join(dir, prefix, "sub"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, prefix, "small.txt"), []byte("small one"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, prefix, "big.bin"), randomBytes(1<<20), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, prefix, "sub", "index.html"), []byte("index one"), 0o644))
+	h = newTestHandler(t, dir, o)
+	clock = new(atomic.Int64)
+	clock.Store(time.Now().UnixNano())
+	h.store.cache.now = clock.Load
+	return dir, prefix, h, clock
+}
+
+// TestEventsHitsMakeNoSystemCall: once entries are built, hits on a local
+// file system are confirmed by events alone: memory, zero-copy (shared
+// descriptor), HEAD, a directory's index page, nested names.
+func TestEventsHitsMakeNoSystemCall(t *testing.T) {
+	t.Parallel()
+	dir, p, h, _ := eventsSite(t, Options{})
+	if h.store.src.(*dirSource).watch == nil {
+		t.Skipf("no events for %s", dir)
+	}
+	for _, name := range []string{p + "/small.txt", p + "/sub/"} {
+		get(h, "/"+name)
+	}
+	h.store.cache.sync()
+	files := []string{p + "/small.txt", p + "/sub/index.html"}
+	before := map[string]int64{}
+	for _, f := range files {
+		before[f] = statCount(f)
+	}
+	for range 100 {
+		for _, name := range []string{p + "/small.txt", p + "/sub/"} {
+			if w := get(h, "/"+name); w.Code != 200 {
+				t.Fatalf("%s: %d", name, w.Code)
+			}
+			testServeHead(h, "/"+name)
+		}
+	}
+	for _, f := range files {
+		if n := statCount(f) - before[f]; n != 0 {
+			t.Errorf("%s: %d hits confirmed by a system call, want none", f, n)
+		}
+	}
+}
+
+func testServeHead(h *Handler, target string) {
+	h.ServeHTTP(&discardWriter{h: make(map[string][]string)}, httptest.NewRequest("HEAD", target, nil))
+}
+
+// TestEventsSeeChanges: every kind of change is seen once the events are
+// read, which a hit does drainEvery after the last read: before that, the
+// answer may be the version before the change (never a mix), after it,
+// always the new one.
+func TestEventsSeeChanges(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		change func(t *testing.T, dir string) (string, []byte) // the name to ask, and its new content (nil: gone)
+	}{
+		{"rewrite-in-place-same-size-and-mtime", func(t *testing.T, dir string) (string, []byte) {
+			p := filepath.Join(dir, "small.txt")
+			info, _ := os.Stat(p)
+			must(t, os.WriteFile(p, []byte("small two"), 0o644))
+			must(t, os.Chtimes(p, info.ModTime(), info.ModTime()))
+			return "small.txt", []byte("small two")
+		}},
+		{"truncate", func(t *testing.T, dir string) (string, []byte) {
+			must(t, os.Truncate(filepath.Join(dir, "small.txt"), 0))
+			return "small.txt", []byte{}
+		}},
+		{"rename-over", func(t *testing.T, dir string) (string, []byte) {
+			must(t, os.WriteFile(filepath.Join(dir, "tmp"), []byte("renamed"), 0o644))
+			must(t, os.Rename(filepath.Join(dir, "tmp"), filepath.Join(dir, "small.txt")))
+			return "small.txt", []byte("renamed")
+		}},
+		{"delete", func(t *testing.T, dir string) (string, []byte) {
+			must(t, os.Remove(filepath.Join(dir, "small.txt")))
+			return "small.txt", nil
+		}},
+		{"index-rewritten", func(t *testing.T, dir string) (string, []byte) {
+			must(t, os.WriteFile(filepath.Join(dir, "sub", "index.html"), []byte("index two"), 0o644))
+			return "sub/", []byte("index two")
+		}},
+		{"parent-replaced", func(t *testing.T, dir string) (string, []byte) {
+			must(t, os.Rename(filepath.Join(dir, "sub"), filepath.Join(dir, "old")))
+			must(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
+			must(t, os.WriteFile(filepath.Join(dir, "sub", "index.html"), []byte("new dir"), 0o644))
+			return "sub/", []byte("new dir")
+		}},
+		{"parent-became-symlink", func(t *testing.T, dir string) (string, []byte) {
+			must(t, os.MkdirAll(filepath.Join(dir, "elsewhere"), 0o755))
+			must(t, os.WriteFile(filepath.Join(dir, "elsewhere", "index.html"), []byte("via link"), 0o644))
+			must(t, os.Rename(filepath.Join(dir, "sub"), filepath.Join(dir, "old")))
+			must(t, os.Symlink("elsewhere", filepath.Join(dir, "sub")))
+			return "sub/", []byte("via link")
+		}},
+		{"big-rename-over", func(t *testing.T, dir string) (string, []byte) {
+			b := randomBytes(1<<20 + 1)
+			must(t, os.WriteFile(filepath.Join(dir, "tmp"), b, 0o644))
+			must(t, os.Rename(filepath.Join(dir, "tmp"), filepath.Join(dir, "big.bin")))
+			return "big.bin", b
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir, p, h, clock := eventsSite(t, Options{})
+			if h.store.src.(*dirSource).watch == nil {
+				t.Skip("no events here")
+			}
+			for _, name := range []string{"small.txt", "sub/", "big.bin"} {
+				get(h, "/"+p+"/"+name)
+			}
+			h.store.cache.sync()
+			name, want := c.change(t, filepath.Join(dir, p))
+			clock.Add(int64(drainEvery))
+			w := get(h, "/"+p+"/"+name)
+			switch {
+			case want == nil && w.Code != 404:
+				t.Errorf("after the change: %d, want 404", w.Code)
+			case want != nil && (w.Code != 200 || !bytes.Equal(w.Body.Bytes(), want)):
+				t.Errorf("after the change: %d %.40q, want %.40q", w.Code, w.Body.String(), want)
+			}
+		})
+	}
+}
+
+// TestEventsWindow: a change is not seen before the events are read (the
+// documented bound, drainEvery) and is seen by the first hit after it,
+// with no read in between.
+func TestEventsWindow(t *testing.T) {
+	t.Parallel()
+	dir, p, h, clock := eventsSite(t, Options{})
+	if h.store.src.(*dirSource).watch == nil {
+		t.Skip("no events here")
+	}
+	get(h, "/"+p+"/small.txt")
+	h.store.cache.sync()
+	get(h, "/"+p+"/small.txt") // a hit reads the events now: none
+	must(t, os.WriteFile(filepath.Join(dir, p, "small.txt"), []byte("changed!!"), 0o644))
+	if w := get(h, "/"+p+"/small.txt"); w.Body.String() != "small one" {
+		t.Fatalf("within the window: %q; the clock did not move, so no read was due", w.Body.String())
+	}
+	clock.Add(int64(drainEvery) - 1)
+	if w := get(h, "/"+p+"/small.txt"); w.Body.String() != "small one" {
+		t.Fatalf("just before the window ends: %q", w.Body.String())
+	}
+	clock.Add(1)
+	if w := get(h, "/"+p+"/small.txt"); w.Body.String() != "changed!!" {
+		t.Errorf("after the window: %q, want the new content", w.Body.String())
+	}
+}
+
+// TestEventsFallBackToStat: where events do not cover a file, every hit is
+// confirmed by a stat: events lost, a symbolic link on the path, an
+// untrusted file system, Revalidate < 0.
+func TestEventsFallBackToStat(t *testing.T) {
+	t.Parallel()
+	hits := func(t *testing.T, h *Handler, target, file string) int64 {
+		t.Helper()
+		get(h, target)
+		h.store.cache.sync()
+		get(h, target)
+		before := statCount(file)
+		for range 10 {
+			if w := get(h, target); w.Code != 200 {
+				t.Fatalf("%s: %d", target, w.Code)
+			}
+		}
+		return statCount(file) - before
+	}
+	t.Run("lost", func(t *testing.T) {
+		t.Parallel()
+		_, p, h, _ := eventsSite(t, Options{})
+		w := h.store.src.(*dirSource).watch
+		if w == nil {
+			t.Skip("no events here")
+		}
+		target := "/" + p + "/small.txt"
+		get(h, target)
+		h.store.cache.sync()
+		w.lost()
+		before := statCount(p + "/small.txt")
+		get(h, target)
+		if n := statCount(p+"/small.txt") - before; n != 1 {
+			t.Errorf("%d stats after events were lost, want 1", n)
+		}
+	})
+	t.Run("symlink", func(t *testing.T) {
+		t.Parallel()
+		dir, p, h, _ := eventsSite(t, Options{})
+		must(t, os.Symlink("sub", filepath.Join(dir, p, "link")))
+		if n := hits(t, h, "/"+p+"/link/", p+"/link/index.html"); n != 10 {
+			t.Errorf("%d of 10 hits through a symbolic link confirmed by stat", n)
+		}
+	})
+	t.Run("revalidate<0", func(t *testing.T) {
+		t.Parallel()
+		_, p, h, _ := eventsSite(t, Options{Revalidate: -1})
+		if n := hits(t, h, "/"+p+"/small.txt", p+"/small.txt"); n != 10 {
+			t.Errorf("%d of 10 hits confirmed by stat", n)
+		}
+	})
+}
+
+// TestEventsUntrustedFS: on a file system jaws does not trust for events
+// (network, user-space), there is no watcher at all.
+func TestEventsUntrustedFS(t *testing.T) {
+	// Not parallel: the hook is global.
+	testHookTrustFS = func(int64) bool { return false }
+	defer func() { testHookTrustFS = nil }()
+	h := newTestHandler(t, t.TempDir(), Options{})
+	if w := h.store.src.(*dirSource).watch; w != nil {
+		t.Error("a watcher on an untrusted file system")
+	}
+}
+
+// TestEventsBusyDirectory: a file next to one that changes all the time
+// stays correct, confirmed by stat while its token is stale, and takes a new
+// token rearmEvery later.
+func TestEventsBusyDirectory(t *testing.T) {
+	t.Parallel()
+	dir, p, h, clock := eventsSite(t, Options{})
+	if h.store.src.(*dirSource).watch == nil {
+		t.Skip("no events here")
+	}
+	target, file := "/"+p+"/small.txt", p+"/small.txt"
+	get(h, target)
+	h.store.cache.sync()
+	log := filepath.Join(dir, p, "access.log")
+	for i := range 5 {
+		must(t, os.WriteFile(log, []byte{byte(i)}, 0o644))
+		clock.Add(int64(drainEvery))
+		if w := get(h, target); w.Body.String() != "small one" {
+			t.Fatalf("%q", w.Body.String())
+		}
+	}
+	clock.Add(int64(rearmEvery))
+	get(h, target) // takes a new token
+	before := statCount(file)
+	for range 5 {
+		clock.Add(int64(drainEvery))
+		get(h, target)
+	}
+	if n := statCount(file) - before; n != 0 {
+		t.Errorf("%d stats once the directory went quiet and the token was taken anew", n)
+	}
+}
