@@ -215,6 +215,19 @@ func newRouter(h *jaws.Handler, fsys fs.FS, requestLog *log.Logger) (http.Handle
 	}
 	r.Use(middleware.Recoverer)
 
+	// The site, at / only, as a bundler lays it out: /assets/NAME is the
+	// file assets/NAME. Files first, before chi routes anything, so a file
+	// costs one lookup and no routing; what the site has no file for goes
+	// on to the routes below. Cache policy, then jaws, with nothing in
+	// between that touches the body. jaws compresses by itself (jaws.Options
+	// Compression): a wrapping compressor here would compress again on
+	// every request what jaws compresses once, hide its precompressed
+	// siblings, and take the zero-copy path away from large files. A miss
+	// that is a client route gets index.html; any other miss that no route
+	// takes, the 404 page.
+	r.Use(filesFirst(jawsmw.CacheControl(), jawsmw.SPA(h, jawsmw.SPAOptions{})))
+	r.NotFound(h.ServeHTTP)
+
 	r.Get("/debug/jaws", statsHandler(h))
 	r.Route("/api", func(r chi.Router) {
 		r.Use(middleware.SetHeader("Cache-Control", "no-store"), compressAPI)
@@ -225,15 +238,25 @@ func newRouter(h *jaws.Handler, fsys fs.FS, requestLog *log.Logger) (http.Handle
 		})
 	})
 
-	// The site, at / only, as a bundler lays it out: /assets/NAME is the
-	// file assets/NAME. Cache policy, then jaws, with nothing in between
-	// that touches the body. jaws compresses by itself (jaws.Options
-	// Compression): a wrapping compressor here would compress again on
-	// every request what jaws compresses once, hide its precompressed
-	// siblings, and take the zero-copy path away from large files. A miss
-	// that is a client route gets index.html, any other miss the 404 page.
-	r.With(jawsmw.CacheControl()).Handle("/*", jawsmw.SPA(h, jawsmw.SPAOptions{})(nil))
 	return r, nil
+}
+
+// filesFirst runs the site's middleware for every path but the
+// application's own (/api/..., /debug/jaws), which go straight to their
+// routes: the site never answers for them, not even with index.html for a
+// browser that navigates to one.
+func filesFirst(site ...func(http.Handler) http.Handler) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		served := chi.Chain(site...).Handler(next)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			p := r.URL.Path
+			if p == "/debug/jaws" || p == "/api" || strings.HasPrefix(p, "/api/") {
+				next.ServeHTTP(w, r)
+				return
+			}
+			served.ServeHTTP(w, r)
+		})
+	}
 }
 
 // apiCompressMinSize is the smallest API answer compressed, as jaws's own

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// discardWriter measures the handler, not a writer.
+type discardWriter struct{ h http.Header }
+
+func (w *discardWriter) Header() http.Header         { return w.h }
+func (w *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (w *discardWriter) WriteHeader(int)             {}
+
+// BenchmarkRouter_1K is one hit on a 1 KiB file through the example's whole
+// router (chi, Recoverer, CacheControl, SPA), BenchmarkBare_1K the same
+// through the jaws handler alone: the difference is what the router costs.
+func BenchmarkRouter_1K(b *testing.B) {
+	dir := b.TempDir()
+	os.WriteFile(filepath.Join(dir, "1K.bin"), make([]byte, 1024), 0o644)
+	h, fsys, err := newHandler(dir, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	router, err := newRouter(h, fsys, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := httptest.NewRequest("GET", "/1K.bin", nil)
+	w := &discardWriter{h: http.Header{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(w.h)
+		router.ServeHTTP(w, r)
+	}
+}
+
+func BenchmarkBare_1K(b *testing.B) {
+	dir := b.TempDir()
+	os.WriteFile(filepath.Join(dir, "1K.bin"), make([]byte, 1024), 0o644)
+	h, _, err := newHandler(dir, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	r := httptest.NewRequest("GET", "/1K.bin", nil)
+	w := &discardWriter{h: http.Header{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(w.h)
+		h.ServeHTTP(w, r)
+	}
+}
