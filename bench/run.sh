@@ -686,24 +686,38 @@ wait_quiet() { # until other processes use less than $quiet CPUs, for $maxwait s
 		fi
 	done
 }
-# load_test server net what parser command...: one measurement, the load
-# generator's command run on the net's path and its output read by parser
-# (parse_wrk or parse_h2load), repeated while other processes disturb it
-# (see wait_quiet); sets res (the parser's line), other, attempt, cpu (the
-# server's CPU seconds), client ("CPU seconds,wall seconds" of the load
+# load_test server net what parser warmup command...: one measurement, the
+# load generator's command run on the net's path and its output read by
+# parser (parse_wrk or parse_h2load), repeated while other processes disturb
+# it (see wait_quiet); sets res (the parser's line), other, attempt, cpu
+# (the server's CPU seconds), client ("CPU seconds,wall seconds" of the load
 # generator), busy01 (the two cores' busy shares, core_busy) and answered
-# (the responses counted, over all attempts).
+# (the responses counted, over all attempts). A warmup of more than 0
+# seconds is the load generator's own (h2load --warm-up-time), which it does
+# not count: the server's CPU time, the cores and other processes are then
+# read from that many seconds after its start.
 load_test() {
-	local srv=$1 net=$2 what=$3 parser=$4 t0 t1 c0 c1 wall cu cs share
-	shift 4
+	local srv=$1 net=$2 what=$3 parser=$4 warmup=$5 t0 t1 c0 c1 wall cu cs share bg
+	shift 5
 	answered=0
 	for attempt in $(seq 0 "$retries"); do
 		wait_quiet
-		snapshot "$tmp/s0"
-		cores "$tmp/k0"
-		c0=$(cpu_ticks "${spid[$srv]}")
-		t0=$(now)
-		{ time lg "$net" "$@" >"$tmp/load.out" 2>"$tmp/load.err"; } 2>"$tmp/load.time"
+		if [ "$warmup" = 0 ]; then
+			snapshot "$tmp/s0"
+			cores "$tmp/k0"
+			c0=$(cpu_ticks "${spid[$srv]}")
+			t0=$(now)
+			{ time lg "$net" "$@" >"$tmp/load.out" 2>"$tmp/load.err"; } 2>"$tmp/load.time"
+		else
+			{ time lg "$net" "$@" >"$tmp/load.out" 2>"$tmp/load.err"; } 2>"$tmp/load.time" &
+			bg=$!
+			sleep "$warmup"
+			snapshot "$tmp/s0"
+			cores "$tmp/k0"
+			c0=$(cpu_ticks "${spid[$srv]}")
+			t0=$(now)
+			wait "$bg"
+		fi
 		t1=$(now)
 		c1=$(cpu_ticks "${spid[$srv]}")
 		cores "$tmp/k1"
@@ -730,7 +744,7 @@ measure() { # server size mode run net level
 	local srv=$1 s=$2 mode=$3 run=$4 net=$5 level=$6 c hdr=()
 	c=$(conns_for "$s" "$level")
 	[ "$mode" = close ] && hdr=(-H 'Connection: close')
-	load_test "$srv" "$net" "run $run $net c$level $s $mode $srv" parse_wrk \
+	load_test "$srv" "$net" "run $run $net c$level $s $mode $srv" parse_wrk 0 \
 		wrk -t1 -c"$c" -d"$duration" --timeout 30s --latency "${hdr[@]}" "${url[$srv]}$s.bin"
 	echo "$run,$s,$(bytes_of "$s"),$srv,$mode,$c,${duration%s},$res,$other,$attempt,$cpu,$level,$net,$client,$busy01" >>"$out/raw/results.csv"
 }
@@ -738,12 +752,15 @@ measure() { # server size mode run net level
 # same cipher's work: nginx would take the client's first choice
 # (AES-256-GCM with OpenSSL's defaults), Go its own (AES-128-GCM).
 tls_cipher=TLS_AES_128_GCM_SHA256
+# h2load connects (TLS handshakes: 1000 of them cost the server about 0.1 s)
+# in a warm-up it does not count; the server's CPU is read after it too.
+tls_warmup=0.5
 tmeasure() { # server size proto run net level
 	local srv=$1 s=$2 proto=$3 run=$4 net=$5 level=$6 c opt=() alpn=h2
 	c=$(conns_for "$s" "$level")
 	[ "$proto" = h1 ] && opt=(--h1) alpn=http/1.1
-	load_test "tls:$srv" "$net" "run $run $net c$level $s $proto $srv" parse_h2load \
-		h2load -c"$c" -t1 -m"$streams" -D"${duration%s}" --tls13-ciphers="$tls_cipher" "${opt[@]}" "${url[tls:$srv]}$s.bin"
+	load_test "tls:$srv" "$net" "run $run $net c$level $s $proto $srv" parse_h2load "$tls_warmup" \
+		h2load -c"$c" -t1 -m"$streams" -D"${duration%s}" --warm-up-time="$tls_warmup" --tls13-ciphers="$tls_cipher" "${opt[@]}" "${url[tls:$srv]}$s.bin"
 	grep -qx "Application protocol: $alpn" "$tmp/load.out" || die "$srv (tls) did not speak $alpn: $(grep -E '^(Application protocol|No protocol)' "$tmp/load.out")"
 	grep -qx "Cipher: $tls_cipher" "$tmp/load.out" || die "$srv (tls) did not use $tls_cipher: $(grep '^Cipher' "$tmp/load.out")"
 	echo "$run,$s,$(bytes_of "$s"),$srv,$proto,keepalive,$level,$c,$streams,${duration%s},$res,$other,$attempt,$cpu,$net,$client,$busy01" >>"$out/raw/tls.csv"
@@ -752,7 +769,7 @@ cconns=${conns_list[0]}
 cmeasure() { # server:encoding run
 	local cs=$1 run=$2 srv=${1%%:*} enc=${1#*:} hdr=()
 	[ "$enc" = identity ] || hdr=(-H "$(enc_header "$enc")")
-	load_test "$srv" loopback "run $run app.js $enc $srv" parse_wrk \
+	load_test "$srv" loopback "run $run app.js $enc $srv" parse_wrk 0 \
 		wrk -t1 -c"$cconns" -d"$duration" --timeout 30s --latency "${hdr[@]}" "${url[$srv]}app.js"
 	echo "$run,app.js,$appjs_bytes,$srv,$enc,keepalive,$cconns,${duration%s},$res,$other,$attempt,$cpu,${hbytes[$cs]},${bbytes[$cs]},${wbytes[$cs]},$client,$busy01" >>"$out/raw/compress.csv"
 	if [ "$enc" = gzip ]; then gzipped[$srv]=$((${gzipped[$srv]:-0} + answered)); fi
@@ -871,6 +888,7 @@ if $tls; then
 		echo "h2load: $(h2load --version 2>&1 | head -1 | cut -d' ' -f2)"
 		echo "connections: $conns (files of 10 MiB and more: $bigconns; smaller ones: at most $inflight of responses in flight)"
 		echo "streams: $streams per HTTP/2 connection"
+		echo "warm-up: $tls_warmup s per measurement, not counted (h2load --warm-up-time; connections and handshakes)"
 		echo "tls: TLS 1.3, $tls_cipher (the only cipher h2load offers), X25519, self-signed ECDSA P-256 certificate; nginx $(
 			[ "$nginx_h2" = new ] && echo 'listen ssl; http2 on;' || echo 'listen ssl http2;'
 		)"

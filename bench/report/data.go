@@ -368,6 +368,17 @@ func rank(known []string, v string) int {
 	return len(known)
 }
 
+// protos lists the protocols measured, in order.
+func (d *data) protos() []string {
+	var out []string
+	for _, st := range d.setups {
+		if !slices.Contains(out, st.proto) {
+			out = append(out, st.proto)
+		}
+	}
+	return out
+}
+
 // groups lists the setups without their modes, in order.
 func (d *data) groups() []setup {
 	var out []setup
@@ -387,7 +398,7 @@ func (d *data) title(st setup) string {
 	if st.proto != "" {
 		parts = append(parts, protoTitle[st.proto])
 	}
-	if len(d.nets) > 1 || (st.net != "" && st.net != "loopback") {
+	if st.net != "" && (len(d.nets) > 1 || st.net != "loopback") {
 		parts = append(parts, st.net)
 	}
 	if st.level > 0 {
@@ -410,10 +421,14 @@ func (d *data) subject() string {
 
 // primary is the setup the targets are checked at: plain HTTP/1.1 over
 // loopback, keep-alive, 32 connections (or the fewest measured).
-func (d *data) primary() (setup, bool) {
+func (d *data) primary() (setup, bool) { return d.primaryOf("") }
+
+// primaryOf is the primary setup of a protocol: over the first path,
+// keep-alive, 32 connections or the fewest measured.
+func (d *data) primaryOf(proto string) (setup, bool) {
 	best, ok := setup{}, false
 	for _, st := range d.setups {
-		if st.proto != "" || st.mode != "keepalive" || st.net != d.nets[0] {
+		if st.proto != proto || st.mode != "keepalive" || st.net != d.nets[0] {
 			continue
 		}
 		if !ok || st.level == 32 || (best.level != 32 && st.level < best.level) {

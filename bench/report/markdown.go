@@ -74,8 +74,14 @@ func (d *data) writeSummary(b *strings.Builder) {
 		if x == nil || len(x.samples) == 0 {
 			continue
 		}
+		// Keep-alive over the first path: every level of plain HTTP/1.1,
+		// and TLS at the primary level only.
+		level := 0
+		if prim, ok := x.primaryOf(x.setups[0].proto); ok {
+			level = prim.level
+		}
 		for _, st := range x.setups {
-			if st.mode == "keepalive" {
+			if st.mode == "keepalive" && st.net == x.nets[0] && (!x.tls || st.level == level) {
 				cols = append(cols, col{x, st})
 			}
 		}
@@ -99,10 +105,12 @@ func (d *data) writeSummary(b *strings.Builder) {
 		max(d.runs, d.tlsRuns()), strings.Join(shown, " / "))
 	p("jaws is the example server (chi router included) over plain HTTP, and `jaws-bare` (the handler alone) over TLS. ")
 	p("`≥` marks a ratio whose jaws figure was client-bound (the load generator used ≥ %.0f%% of its core, so jaws may be faster), `≤` one whose peer's was, `~` one where both were (the ratio then compares the client's cost with each server). ", clientBound*100)
-	p("Connection: close, MB/s, CPU per response and the spread are in [results.md](results.md).\n\n")
+	p("Over %s; Connection: close, %sMB/s, CPU per response, the load generator's CPU and the spread are in [results.md](results.md).\n\n", d.summaryNet(), d.summaryRest())
 	head := []string{"size"}
 	for _, c := range cols {
-		t := c.d.title(c.st.group())
+		g := c.st.group()
+		g.net = "" // the first path only: named in the text
+		t := c.d.title(g)
 		if !c.d.tls && d.tlsData != nil {
 			t = "HTTP/1.1" + titled(t) // beside the TLS columns
 		}
@@ -132,6 +140,36 @@ func (d *data) writeSummary(b *strings.Builder) {
 		}
 		row(b, r)
 	}
+}
+
+// summaryNet names the summary's path; summaryRest what else results.md
+// has beyond it.
+func (d *data) summaryNet() string {
+	for _, x := range []*data{d, d.tlsData} {
+		if x != nil && len(x.nets) > 0 {
+			return x.nets[0]
+		}
+	}
+	return "loopback"
+}
+
+func (d *data) summaryRest() string {
+	var rest []string
+	for _, x := range []*data{d, d.tlsData} {
+		if x == nil {
+			continue
+		}
+		if len(x.nets) > 1 && !slices.Contains(rest, "the other path ("+x.nets[1]+")") {
+			rest = append(rest, "the other path ("+x.nets[1]+")")
+		}
+		if x.tls && len(x.groups()) > len(x.nets)*len(x.protos()) {
+			rest = append(rest, "TLS at the other connection levels")
+		}
+	}
+	if len(rest) == 0 {
+		return ""
+	}
+	return strings.Join(rest, ", ") + ", "
 }
 
 func (d *data) tlsRuns() int {

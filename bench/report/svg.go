@@ -59,16 +59,25 @@ type panel struct {
 	row, col int
 }
 
-// panels lays out every setup: the files scenario a row per protocol, path
-// and connections, a column per mode; the tls scenario a row per path and
-// connections, a column per protocol.
+// panels lays out the setups the summary shows, over the first path: the
+// files scenario a row per connection level, a column per mode; the tls
+// scenario one row at its primary level, a column per protocol. The other
+// path and TLS's other levels are in results.md's tables only, so that the
+// chart stays readable.
 func (d *data) panels() (out []panel, rows int) {
 	for _, x := range []*data{d, d.tlsData} {
 		if x == nil || len(x.samples) == 0 {
 			continue
 		}
+		level := 0
+		if prim, ok := x.primaryOf(x.setups[0].proto); ok {
+			level = prim.level
+		}
 		rowOf := map[setup]int{}
 		for _, st := range x.setups {
+			if st.net != x.nets[0] || (x.tls && st.level != level) {
+				continue
+			}
 			r, col := st.group(), rank(modeOrder, st.mode)
 			if x.tls {
 				r.proto, col = "", rank(protoOrder[1:], st.proto)
