@@ -357,6 +357,16 @@ func (d *data) connsDiffer(st setup) bool {
 	return false
 }
 
+// measured reports whether any server was measured at size in setup st.
+func (d *data) measured(size string, st setup) bool {
+	for _, srv := range d.servers {
+		if d.cell(size, srv, st) != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // connsOf is the connections a size was measured with in a setup.
 func (d *data) connsOf(size string, st setup) int {
 	n := 0
@@ -392,6 +402,9 @@ func (d *data) rpsTable(b *strings.Builder, st setup) {
 	}
 	row(b, align)
 	for _, size := range d.sizes {
+		if !d.measured(size, st) {
+			continue
+		}
 		cols := []string{sizeLabel(d.bytes[size]), d.pathOf(size, st.proto)}
 		if conns {
 			cols = append(cols, fmt.Sprint(d.connsOf(size, st)))
@@ -462,6 +475,9 @@ func (d *data) serverTable(b *strings.Builder, g setup, value func(c *cell, byte
 	}
 	row(b, align)
 	for _, size := range d.sizes {
+		if !slices.ContainsFunc(modes, func(m string) bool { st := g; st.mode = m; return d.measured(size, st) }) {
+			continue
+		}
 		cols := []string{sizeLabel(d.bytes[size])}
 		for _, mode := range modes {
 			st := g
