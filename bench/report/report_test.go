@@ -406,3 +406,21 @@ func TestClientBound(t *testing.T) {
 		}
 	}
 }
+
+// A compress case whose wrk used ≥ 95% of its core is marked.
+func TestCompressClientBound(t *testing.T) {
+	in := "run,file,bytes,server,encoding,rps,client_cpu_s,client_wall_s,server_core_busy\n" +
+		"1,app.js,65536,jaws,gzip,30000,1.98,2,0.7\n" +
+		"1,app.js,65536,chi-compress,gzip,2000,0.2,2,1\n"
+	c, err := parseCompress(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	writeCompress(&b, c)
+	for _, want := range []string{"| `jaws` | gzip | 30.0k ±0% (client-bound) |", "| `chi-compress` | gzip | 2.0k ±0% |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("compression section lacks %q", want)
+		}
+	}
+}
