@@ -15,7 +15,7 @@
 # Every server runs with one thread on CPU 0 (GOMAXPROCS=1, nginx with one
 # worker process) and the load generator (wrk, h2load) with one thread on
 # CPU 1, so they never share a core.
-set -euo pipefail
+set -Eeuo pipefail # -E: the ERR trap below reports failures inside functions too
 
 usage() {
 	cat <<'EOF'
@@ -754,13 +754,13 @@ measure() { # server size mode run net level
 tls_cipher=TLS_AES_128_GCM_SHA256
 # h2load connects (TLS handshakes: 1000 of them cost the server about 0.1 s)
 # in a warm-up it does not count; the server's CPU is read after it too.
-tls_warmup=0.5
+tls_warmup=0.5 # seconds; h2load takes whole units, so 500ms
 tmeasure() { # server size proto run net level
 	local srv=$1 s=$2 proto=$3 run=$4 net=$5 level=$6 c opt=() alpn=h2
 	c=$(conns_for "$s" "$level")
 	[ "$proto" = h1 ] && opt=(--h1) alpn=http/1.1
 	load_test "tls:$srv" "$net" "run $run $net c$level $s $proto $srv" parse_h2load "$tls_warmup" \
-		h2load -c"$c" -t1 -m"$streams" -D"${duration%s}" --warm-up-time="$tls_warmup" --tls13-ciphers="$tls_cipher" "${opt[@]}" "${url[tls:$srv]}$s.bin"
+		h2load -c"$c" -t1 -m"$streams" -D"${duration%s}" --warm-up-time="$(awk -v w="$tls_warmup" 'BEGIN { printf "%dms", w * 1000 }')" --tls13-ciphers="$tls_cipher" "${opt[@]}" "${url[tls:$srv]}$s.bin"
 	grep -qx "Application protocol: $alpn" "$tmp/load.out" || die "$srv (tls) did not speak $alpn: $(grep -E '^(Application protocol|No protocol)' "$tmp/load.out")"
 	grep -qx "Cipher: $tls_cipher" "$tmp/load.out" || die "$srv (tls) did not use $tls_cipher: $(grep '^Cipher' "$tmp/load.out")"
 	echo "$run,$s,$(bytes_of "$s"),$srv,$proto,keepalive,$level,$c,$streams,${duration%s},$res,$other,$attempt,$cpu,$net,$client,$busy01" >>"$out/raw/tls.csv"
