@@ -695,33 +695,48 @@ wait_quiet() { # until other processes use less than $quiet CPUs, for $maxwait s
 # (the responses counted, over all attempts). A warmup of more than 0
 # seconds is the load generator's own (h2load --warm-up-time), which it does
 # not count: the server's CPU time, the cores and other processes are then
-# read from that many seconds after its start.
+# read from that many seconds after its start. A load generator that has
+# not finished 30 s after it should have is killed (h2load once spun for
+# minutes at 1000 connections), and the measurement taken again.
+hung=0
 load_test() {
-	local srv=$1 net=$2 what=$3 parser=$4 warmup=$5 t0 t1 c0 c1 wall cu cs share bg
+	local srv=$1 net=$2 what=$3 parser=$4 warmup=$5 t0 t1 c0 c1 wall cu cs share bg rc limit
 	shift 5
+	limit=$(awk -v d="${duration%s}" -v w="$warmup" 'BEGIN { printf "%d", d + w + 30 }')
 	answered=0
 	for attempt in $(seq 0 "$retries"); do
 		wait_quiet
+		rc=0
 		if [ "$warmup" = 0 ]; then
 			snapshot "$tmp/s0"
 			cores "$tmp/k0"
 			c0=$(cpu_ticks "${spid[$srv]}")
 			t0=$(now)
-			{ time lg "$net" "$@" >"$tmp/load.out" 2>"$tmp/load.err"; } 2>"$tmp/load.time"
+			{ time lg "$net" timeout -k 5 "$limit" "$@" >"$tmp/load.out" 2>"$tmp/load.err"; } 2>"$tmp/load.time" || rc=$?
 		else
-			{ time lg "$net" "$@" >"$tmp/load.out" 2>"$tmp/load.err"; } 2>"$tmp/load.time" &
+			{ time lg "$net" timeout -k 5 "$limit" "$@" >"$tmp/load.out" 2>"$tmp/load.err"; } 2>"$tmp/load.time" &
 			bg=$!
 			sleep "$warmup"
 			snapshot "$tmp/s0"
 			cores "$tmp/k0"
 			c0=$(cpu_ticks "${spid[$srv]}")
 			t0=$(now)
-			wait "$bg"
+			wait "$bg" || rc=$?
 		fi
 		t1=$(now)
 		c1=$(cpu_ticks "${spid[$srv]}")
 		cores "$tmp/k1"
 		snapshot "$tmp/s1"
+		if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+			hung=$((hung + 1))
+			[ "$attempt" -lt "$retries" ] || die "$what: $1 did not finish in $limit s, $((retries + 1)) times"
+			log "$what: $1 did not finish in $limit s and was killed; again"
+			continue
+		fi
+		if [ "$rc" != 0 ]; then
+			cat "$tmp/load.out" "$tmp/load.err" >&2
+			die "$what: $1 failed (exit status $rc)"
+		fi
 		other=$(others "$tmp/s0" "$tmp/s1" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
 		if ! res=$($parser <"$tmp/load.out"); then
 			cat "$tmp/load.out" "$tmp/load.err" >&2
@@ -752,15 +767,23 @@ measure() { # server size mode run net level
 # same cipher's work: nginx would take the client's first choice
 # (AES-256-GCM with OpenSSL's defaults), Go its own (AES-128-GCM).
 tls_cipher=TLS_AES_128_GCM_SHA256
-# h2load connects (TLS handshakes: 1000 of them cost the server about 0.1 s)
-# in a warm-up it does not count; the server's CPU is read after it too.
-tls_warmup=0.5 # seconds; h2load takes whole units, so 500ms
+# h2load connects in a warm-up it does not count, and the server's CPU is
+# read after it too: 0.5 s and 1 ms per connection (1.5 s at 1000). The
+# clients connected first load the server while it is still shaking hands
+# with the others: 1000 connections take up to 0.9 s to set up, and with
+# 0.5 s of warm-up a cell at 1000 counted about 5% fewer responses.
+tls_warmup() { # connections: seconds
+	awk -v c="$1" 'BEGIN { printf "%.3f", 0.5 + c / 1000 }'
+}
+tls_warmup_ms() { # connections: the same for h2load, which takes whole units
+	awk -v c="$1" 'BEGIN { printf "%dms", 500 + c }'
+}
 tmeasure() { # server size proto run net level
 	local srv=$1 s=$2 proto=$3 run=$4 net=$5 level=$6 c opt=() alpn=h2
 	c=$(conns_for "$s" "$level")
 	[ "$proto" = h1 ] && opt=(--h1) alpn=http/1.1
-	load_test "tls:$srv" "$net" "run $run $net c$level $s $proto $srv" parse_h2load "$tls_warmup" \
-		h2load -c"$c" -t1 -m"$streams" -D"${duration%s}" --warm-up-time="$(awk -v w="$tls_warmup" 'BEGIN { printf "%dms", w * 1000 }')" --tls13-ciphers="$tls_cipher" "${opt[@]}" "${url[tls:$srv]}$s.bin"
+	load_test "tls:$srv" "$net" "run $run $net c$level $s $proto $srv" parse_h2load "$(tls_warmup "$c")" \
+		h2load -c"$c" -t1 -m"$streams" -D"${duration%s}" --warm-up-time="$(tls_warmup_ms "$c")" --tls13-ciphers="$tls_cipher" "${opt[@]}" "${url[tls:$srv]}$s.bin"
 	grep -qx "Application protocol: $alpn" "$tmp/load.out" || die "$srv (tls) did not speak $alpn: $(grep -E '^(Application protocol|No protocol)' "$tmp/load.out")"
 	grep -qx "Cipher: $tls_cipher" "$tmp/load.out" || die "$srv (tls) did not use $tls_cipher: $(grep '^Cipher' "$tmp/load.out")"
 	echo "$run,$s,$(bytes_of "$s"),$srv,$proto,keepalive,$level,$c,$streams,${duration%s},$res,$other,$attempt,$cpu,$net,$client,$busy01" >>"$out/raw/tls.csv"
@@ -778,10 +801,10 @@ cmeasure() { # server:encoding run
 common_meta() {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "commit: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- . ':!bench/results' 2>/dev/null || echo ' (modified)')"
-	echo "cpu: $(lscpu 2>/dev/null | sed -nE 's/^Model name:[[:space:]]*//p' | head -1), $(nproc) CPUs"
+	echo "cpu: $({ lscpu 2>/dev/null || true; } | sed -nE 's/^Model name:[[:space:]]*//p' | head -1), $(nproc) CPUs"
 	echo "kernel: $(uname -sr)"
 	echo "go: $(go version | cut -d' ' -f3-)"
-	echo "wrk: $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)"
+	echo "wrk: $({ wrk -v 2>&1 || true; } | head -1 | cut -d' ' -f1-2)" # wrk -v exits 1
 	echo "nginx: $(nginx -v 2>&1 | cut -d/ -f2)"
 	echo "runs: $runs"
 	echo "duration: $duration"
@@ -806,7 +829,8 @@ if $files; then
 
 	# Warm up each server (connections, heap, caches) without recording.
 	for srv in "${server_list[@]}"; do
-		lg loopback wrk -t1 -c"${conns_list[0]}" -d1s "${url[$srv]}${size_list[0]}.bin" >/dev/null
+		lg loopback timeout -k 5 60 wrk -t1 -c"${conns_list[0]}" -d1s "${url[$srv]}${size_list[0]}.bin" >/dev/null ||
+			log "warning: the warm-up of $srv failed or hung"
 	done
 
 	# Interleaved: every run measures all servers for a size and mode back to
@@ -828,6 +852,7 @@ if $files; then
 	done
 	echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/raw/meta.txt"
 	echo "waited for quiet: $waited s" >>"$out/raw/meta.txt"
+	echo "load generator killed and repeated: $hung" >>"$out/raw/meta.txt"
 fi
 
 if $compress; then
@@ -837,7 +862,8 @@ if $compress; then
 	for cs in "${cases[@]}"; do
 		hdr=()
 		[ "${cs#*:}" = identity ] || hdr=(-H "$(enc_header "${cs#*:}")")
-		lg loopback wrk -t1 -c"$cconns" -d1s "${hdr[@]}" "${url[${cs%%:*}]}app.js" >/dev/null
+		lg loopback timeout -k 5 60 wrk -t1 -c"$cconns" -d1s "${hdr[@]}" "${url[${cs%%:*}]}app.js" >/dev/null ||
+			log "warning: the warm-up of $cs failed or hung"
 	done
 	declare -A stats0 gzipped # gzipped: gzip responses wrk counted, per server, retries included
 	for srv in jaws jaws-bare; do stats0[$srv]=$(jaws_stats "$srv"); done
@@ -885,10 +911,10 @@ if $tls; then
 	log "tls: $runs run(s) x ${#net_list[@]} net(s) x ${#conns_list[@]} connection level(s) x ${#tsize_list[@]} size(s) x ${#proto_list[@]} protocol(s) x ${#tserver_list[@]} servers = $n x $duration"
 	{
 		common_meta
-		echo "h2load: $(h2load --version 2>&1 | head -1 | cut -d' ' -f2)"
+		echo "h2load: $({ h2load --version 2>&1 || true; } | head -1 | cut -d' ' -f2)"
 		echo "connections: $conns (files of 10 MiB and more: $bigconns; smaller ones: at most $inflight of responses in flight)"
 		echo "streams: $streams per HTTP/2 connection"
-		echo "warm-up: $tls_warmup s per measurement, not counted (h2load --warm-up-time; connections and handshakes)"
+		echo "warm-up: 0.5 s + 1 ms per connection per measurement, not counted (h2load --warm-up-time; connections and handshakes)"
 		echo "tls: TLS 1.3, $tls_cipher (the only cipher h2load offers), X25519, self-signed ECDSA P-256 certificate; nginx $(
 			[ "$nginx_h2" = new ] && echo 'listen ssl; http2 on;' || echo 'listen ssl http2;'
 		)"
@@ -899,11 +925,13 @@ if $tls; then
 		echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 	} >"$out/raw/tls-meta.txt"
 	echo "run,size,bytes,server,proto,mode,conns_level,conns,streams,duration_s,requests,rps,transfer_bps,mean_us,socket_errors,non2xx,other_cpus,retries,server_cpu_s,net,client_cpu_s,client_wall_s,server_core_busy,client_core_busy" >"$out/raw/tls.csv"
+	c=$(conns_for "${tsize_list[0]}" "${conns_list[0]}")
 	for srv in "${tserver_list[@]}"; do
 		for proto in "${proto_list[@]}"; do
 			opt=()
 			[ "$proto" = h1 ] && opt=(--h1)
-			lg loopback h2load -c"${conns_list[0]}" -t1 -m"$streams" -D1 "${opt[@]}" "${url[tls:$srv]}${tsize_list[0]}.bin" >/dev/null
+			lg loopback timeout -k 5 60 h2load -c"$c" -t1 -m"$streams" -D1 --warm-up-time="$(tls_warmup_ms "$c")" "${opt[@]}" "${url[tls:$srv]}${tsize_list[0]}.bin" >/dev/null ||
+				log "warning: the warm-up of $srv (tls, $proto) failed or hung"
 		done
 	done
 	for run in $(seq "$runs"); do
@@ -923,6 +951,7 @@ if $tls; then
 	{
 		echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 		echo "waited for quiet: $waited s"
+		echo "load generator killed and repeated: $hung (all scenarios so far)"
 	} >>"$out/raw/tls-meta.txt"
 fi
 
