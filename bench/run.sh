@@ -8,7 +8,7 @@
 #   bench/run.sh -conns 32       # one connection count, as before the axis (about 25 minutes)
 #   bench/run.sh -quick          # a smoke run (about 3 minutes), results in a temporary directory
 #   bench/run.sh -compress-only  # the compression scenario alone (about 2 minutes)
-#   bench/run.sh -scenarios tls  # the TLS scenario alone (about 18 minutes)
+#   bench/run.sh -scenarios tls  # the TLS scenario alone (about 20 minutes)
 #   bench/run.sh -net loopback,veth  # every cell over loopback and over a veth pair
 #   bench/run.sh -runs 5 -duration 5s -sizes 1K,64K,1M -out /tmp/r
 #
