@@ -1,41 +1,66 @@
 #!/usr/bin/env bash
 # The load benchmark: jaws against http.FileServer, two net/http ceilings and
-# nginx, with wrk; and, for compression, jaws against chi's Compress
+# nginx, with wrk, at several connection counts; over TLS (HTTP/1.1 and
+# HTTP/2) with h2load; and, for compression, jaws against chi's Compress
 # middleware and nginx's gzip. See bench/README.md.
 #
-#   bench/run.sh                 # the full run (about 19 minutes), results in bench/results/
-#   bench/run.sh -quick          # a smoke run (about a minute), results in a temporary directory
+#   bench/run.sh                 # the full run (about 75 minutes), results in bench/results/
+#   bench/run.sh -conns 32       # one connection count, as before the axis (about 25 minutes)
+#   bench/run.sh -quick          # a smoke run (about 3 minutes), results in a temporary directory
 #   bench/run.sh -compress-only  # the compression scenario alone (about 2 minutes)
+#   bench/run.sh -scenarios tls  # the TLS scenario alone (about 20 minutes)
+#   bench/run.sh -net loopback,veth  # every cell over loopback and over a veth pair
 #   bench/run.sh -runs 5 -duration 5s -sizes 1K,64K,1M -out /tmp/r
 #
 # Every server runs with one thread on CPU 0 (GOMAXPROCS=1, nginx with one
-# worker process) and wrk with one thread on CPU 1, so they never share a core.
-set -euo pipefail
+# worker process) and the load generator (wrk, h2load) with one thread on
+# CPU 1, so they never share a core.
+set -Eeuo pipefail # -E: the ERR trap below reports failures inside functions too
 
 usage() {
 	cat <<'EOF'
 usage: bench/run.sh [-quick] [-scenarios LIST | -compress-only] [-runs N] [-duration D]
-                    [-sizes LIST] [-conns N] [-bigconns N] [-servers LIST] [-cservers LIST]
+                    [-sizes LIST] [-conns LIST] [-bigconns N] [-inflight SIZE] [-net LIST]
+                    [-servers LIST] [-cservers LIST] [-tservers LIST] [-tsizes LIST]
+                    [-protos LIST] [-streams N]
                     [-retries N] [-quiet CPUS] [-maxwait S] [-budget S] [-out DIR]
 
-  -quick          smoke run: sizes 1K,64K,1M, 1 run of 1s, output to a temp dir
-  -scenarios LIST comma-separated subset of files,compress (default both):
+  -quick          smoke run: sizes 1K,64K,1M, 1 run of 1s, 32 connections unless
+                  -conns is given, output to a temp dir
+  -scenarios LIST comma-separated subset of files,compress,tls (default all):
                   files     files of -sizes (random bytes) from -servers, keep-alive
-                            and Connection: close
+                            and Connection: close, with wrk
                   compress  a 64 KiB JavaScript file (app.js, built from Go's own
                             .js files) with and without Accept-Encoding: gzip,
-                            from -cservers, keep-alive
+                            from -cservers, keep-alive, with wrk
+                  tls       files of -tsizes from -tservers over TLS, HTTP/1.1
+                            and HTTP/2 (-protos), keep-alive, with h2load
   -compress-only  the same as -scenarios compress
   -runs N         runs per cell; the report takes the median (default 5)
-  -duration D     wrk duration per measurement in seconds, e.g. 3s (default 2s)
+  -duration D     one measurement, in seconds, e.g. 3s (default 2s)
   -sizes LIST     comma-separated file sizes (default 1K,16K,64K,256K,1M,10M,100M)
-  -conns N        wrk connections for files under 10 MiB (default 32)
-  -bigconns N     wrk connections for files of 10 MiB and more (default 4)
+  -conns LIST     connection counts, each a level of the files and tls scenarios
+                  (default 32,200,1000); compress uses the first
+  -bigconns N     connections for files of 10 MiB and more (default 4, or the
+                  level when that is lower)
+  -inflight SIZE  under 10 MiB, at most SIZE bytes of responses in flight:
+                  a level is cut to SIZE / file size connections (default 256M)
+  -net LIST       loopback, veth or both (default loopback): veth puts the load
+                  generator in a network namespace of its own, joined to the
+                  servers by a veth pair (10.77.0.2 -> 10.77.0.1); needs root
   -servers LIST   comma-separated subset of jaws,jaws-bare,stdlib,ceiling,ceiling-min,nginx
   -cservers LIST  the compress scenario's servers, a subset of
                   jaws,jaws-bare,chi-compress,stdlib,nginx-gzip (default all):
                   jaws and jaws-bare are measured with and without gzip,
                   chi-compress and nginx-gzip with, stdlib without
+  -tservers LIST  the tls scenario's servers, a subset of
+                  jaws-bare,stdlib,ceiling,ceiling-min,nginx
+                  (default jaws-bare,stdlib,ceiling,nginx)
+  -tsizes LIST    the tls scenario's file sizes (default 1K,64K,1M)
+  -protos LIST    the tls scenario's protocols: h1 (HTTP/1.1 over TLS), h2
+                  (HTTP/2) or both (default h1,h2)
+  -streams N      HTTP/2 streams in flight per connection (h2load -m; default 1,
+                  one request in flight per connection as with HTTP/1.1)
   -quiet CPUS     other processes using more CPU than this during a measurement
                   disturb it (default 0.10: a tenth of one CPU)
   -retries N      measure a disturbed cell again, at most N times (default 2)
@@ -57,11 +82,18 @@ quiet=0.10
 maxwait=60
 budget=600
 sizes=1K,16K,64K,256K,1M,10M,100M
-conns=32
+conns=32,200,1000
+conns_given=false
 bigconns=4
+inflight=256M
+nets=loopback
 servers=jaws,jaws-bare,stdlib,ceiling,ceiling-min,nginx
 cservers=jaws,jaws-bare,chi-compress,stdlib,nginx-gzip
-scenarios=files,compress
+tservers=jaws-bare,stdlib,ceiling,nginx
+tsizes=1K,64K,1M
+protos=h1,h2
+streams=1
+scenarios=files,compress,tls
 out=
 quick=false
 while [ $# -gt 0 ]; do
@@ -70,8 +102,14 @@ while [ $# -gt 0 ]; do
 	-runs) runs=$2; shift ;;
 	-duration) duration=$2; shift ;;
 	-sizes) sizes=$2; shift ;;
-	-conns) conns=$2; shift ;;
+	-conns) conns=$2 conns_given=true; shift ;;
 	-bigconns) bigconns=$2; shift ;;
+	-inflight) inflight=$2; shift ;;
+	-net) nets=$2; shift ;;
+	-tservers) tservers=$2; shift ;;
+	-tsizes) tsizes=$2; shift ;;
+	-protos) protos=$2; shift ;;
+	-streams) streams=$2; shift ;;
 	-retries) retries=$2; shift ;;
 	-quiet) quiet=$2; shift ;;
 	-maxwait) maxwait=$2; shift ;;
@@ -88,6 +126,7 @@ while [ $# -gt 0 ]; do
 done
 if $quick; then
 	runs=1 duration=1s sizes=1K,64K,1M
+	$conns_given || conns=32
 	[ -n "$out" ] || out=${TMPDIR:-/tmp}/jaws-bench-quick
 fi
 [ -n "$out" ] || out=$repo/bench/results
@@ -96,16 +135,36 @@ log() { printf '%s %s\n' "$(date +%T)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 trap 'log "error: line $LINENO: $BASH_COMMAND failed"' ERR
 
-files=false compress=false
+files=false compress=false tls=false
 IFS=, read -r -a scenario_list <<<"$scenarios"
 for sc in "${scenario_list[@]}"; do
 	case $sc in
 	files) files=true ;;
 	compress) compress=true ;;
-	*) usage >&2; die "unknown scenario $sc (want files or compress)" ;;
+	tls) tls=true ;;
+	*) usage >&2; die "unknown scenario $sc (want files, compress or tls)" ;;
 	esac
 done
-$files || $compress || die "no scenario"
+$files || $compress || $tls || die "no scenario"
+IFS=, read -r -a conns_list <<<"$conns"
+IFS=, read -r -a net_list <<<"$nets"
+IFS=, read -r -a proto_list <<<"$protos"
+maxconns=0
+for c in "${conns_list[@]}"; do
+	[[ $c =~ ^[1-9][0-9]*$ ]] || die "-conns: $c is not a number of connections"
+	[ "$c" -le "$maxconns" ] || maxconns=$c
+done
+veth=false
+for n in "${net_list[@]}"; do
+	case $n in
+	loopback) ;;
+	veth) veth=true ;;
+	*) die "unknown -net $n (want loopback or veth)" ;;
+	esac
+done
+for p in "${proto_list[@]}"; do
+	case $p in h1 | h2) ;; *) die "unknown -protos $p (want h1 or h2)" ;; esac
+done
 
 # --- tools -------------------------------------------------------------------
 need=()
@@ -114,6 +173,8 @@ command -v nginx >/dev/null || need+=(nginx-light)
 command -v taskset >/dev/null || need+=(util-linux)
 command -v curl >/dev/null || need+=(curl)
 command -v gzip >/dev/null || need+=(gzip)
+$tls && ! command -v h2load >/dev/null && need+=(nghttp2-client)
+$veth && ! command -v ip >/dev/null && need+=(iproute2)
 if [ ${#need[@]} -gt 0 ]; then
 	[ "$(id -u)" = 0 ] || die "missing ${need[*]}; install them (apt-get install ${need[*]}) or run as root"
 	had_nginx=$(pgrep -x nginx || true)
@@ -128,14 +189,35 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 command -v go >/dev/null || die "go is not installed"
 [ "$(nproc)" -ge 2 ] || log "warning: fewer than 2 CPUs; server and wrk will share one"
+if $veth; then
+	[ "$(id -u)" = 0 ] || die "-net veth needs root (ip netns, ip link)"
+	! ip -o addr show 2>/dev/null | grep -qE ' 10\.77\.0\.[12]/' ||
+		die "10.77.0.1 or 10.77.0.2 is already in use (another run with -net veth?)"
+fi
+
+# Every connection is a file descriptor, in the server and in the load
+# generator: 1000 connections need more than the usual soft limit of 1024.
+# Raise it for this shell and everything it starts (root may raise the hard
+# limit too).
+want_fds=$((2 * maxconns + 1024))
+if [ "$(ulimit -Sn)" != unlimited ] && [ "$(ulimit -Sn)" -lt "$want_fds" ]; then
+	if [ "$(ulimit -Hn)" != unlimited ] && [ "$(ulimit -Hn)" -lt "$want_fds" ]; then
+		ulimit -Hn "$want_fds" 2>/dev/null || die "open files are limited to $(ulimit -Hn); $maxconns connections need $want_fds (raise it, or run as root)"
+	fi
+	ulimit -Sn "$want_fds"
+fi
 
 # --- build -------------------------------------------------------------------
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/jaws-bench.XXXXXX")
 pids=()
+vns= vlink=
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
 	rm -rf "$tmp"
+	# Deleting the namespace deletes the veth end in it, and so the pair.
+	[ -z "$vns" ] || ip netns del "$vns" 2>/dev/null || true
+	[ -z "$vlink" ] || ip link del "$vlink" 2>/dev/null || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -164,14 +246,40 @@ bytes_of() {
 IFS=, read -r -a size_list <<<"$sizes"
 IFS=, read -r -a server_list <<<"$servers"
 IFS=, read -r -a cserver_list <<<"$cservers"
+IFS=, read -r -a tsize_list <<<"$tsizes"
+IFS=, read -r -a tserver_list <<<"$tservers"
 $files || size_list=() server_list=()
 $compress || cserver_list=()
+$tls || tsize_list=() tserver_list=()
+inflight_bytes=$(bytes_of "$inflight")
+# conns_for size level: the connections a file of that size is measured with
+# at a connection level. From 10 MiB up, -bigconns: with 32 responses of
+# 100 MiB in flight, a run of a few seconds counts only whole responses, one
+# more or less per connection, a ±20% error; with 4 about 1%. Below, at most
+# -inflight bytes of responses in flight (256 MiB: 1000 connections up to
+# 256 KiB, 256 at 1 MiB), for the same reason and because every response in
+# flight sits in socket buffers: 1000 connections of 1 MiB would put a GiB
+# in them and drive TCP into memory pressure (net.ipv4.tcp_mem), which would
+# be measured instead of the servers.
+conns_for() {
+	local b c=$2 cap
+	b=$(bytes_of "$1")
+	if [ "$b" -ge $((10 << 20)) ]; then
+		cap=$bigconns
+	else
+		cap=$((inflight_bytes / b))
+		[ "$cap" -ge 1 ] || cap=1
+	fi
+	[ "$c" -le "$cap" ] || c=$cap
+	echo "$c"
+}
 www=$tmp/www
 mkdir -p "$www"
-for s in "${size_list[@]}"; do
-	head -c "$(bytes_of "$s")" /dev/urandom >"$www/$s.bin"
+for s in "${size_list[@]}" "${tsize_list[@]}"; do
+	[ -f "$www/$s.bin" ] || head -c "$(bytes_of "$s")" /dev/urandom >"$www/$s.bin"
 done
 $files && log "files: ${size_list[*]} in $www"
+$tls && log "tls files: ${tsize_list[*]} in $www"
 
 # The compress scenario's file: 64 KiB of real JavaScript, the same bytes on
 # every run with the same Go: Go's own .js files one after the other, cut at
@@ -206,15 +314,46 @@ if $compress; then
 	log "app.js: $appjs_bytes bytes of ${appjs_used[*]}, sha256 $(sha256sum "$www/app.js" | cut -c1-16)"
 fi
 
+# --- network -----------------------------------------------------------------
+# Servers listen on $srvhost. Over loopback the load generator runs here;
+# over veth in the namespace $vns, whose end of a veth pair (10.77.0.2)
+# reaches the servers' (10.77.0.1) with a real link's MTU (1500), its own
+# network stack and the veth driver in between. With veth in -net the
+# servers listen on 10.77.0.1 for both paths: a client in this namespace
+# reaches a local address over loopback all the same.
+srvhost=127.0.0.1
+if $veth; then
+	vns=jaws-bench-$$ vlink=jbv$$a
+	ip netns add "$vns"
+	ip link add "$vlink" type veth peer name "jbv$$b"
+	ip link set "jbv$$b" netns "$vns"
+	ip addr add 10.77.0.1/24 dev "$vlink"
+	ip link set "$vlink" up
+	ip netns exec "$vns" ip addr add 10.77.0.2/24 dev "jbv$$b"
+	ip netns exec "$vns" ip link set "jbv$$b" up
+	ip netns exec "$vns" ip link set lo up
+	srvhost=10.77.0.1
+	log "veth: namespace $vns, 10.77.0.2 ($vlink's peer) -> 10.77.0.1 ($vlink), mtu $(cat "/sys/class/net/$vlink/mtu")"
+fi
+lg() { # net command...: the load generator, with one thread on CPU 1, on that path
+	local net=$1
+	shift
+	if [ "$net" = veth ]; then
+		ip netns exec "$vns" taskset -c 1 "$@"
+	else
+		taskset -c 1 "$@"
+	fi
+}
+
 # --- servers -----------------------------------------------------------------
 declare -A url spid surl
 # The path each server is asked for until it answers.
-if $files; then probe=${size_list[0]}.bin; else probe=app.js; fi
+if $files; then probe=${size_list[0]}.bin; elif $compress; then probe=app.js; else probe=${tsize_list[0]}.bin; fi
 free_port() {
 	local p
 	for _ in $(seq 100); do
 		p=$((20000 + RANDOM % 30000))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+		if ! (exec 3<>"/dev/tcp/$srvhost/$p") 2>/dev/null; then
 			echo "$p"
 			return
 		fi
@@ -224,8 +363,8 @@ free_port() {
 wait_url() { # name logfile: the URL the server printed, once it answers
 	local name=$1 logf=$2 u=
 	for _ in $(seq 200); do
-		u=${u:-$(grep -oE 'http://[0-9.:]+/' "$logf" | head -1 || true)}
-		if [ -n "$u" ] && curl -fs -o /dev/null "$u$probe"; then
+		u=${u:-$(grep -oE 'https?://[0-9.:]+/' "$logf" | head -1 || true)}
+		if [ -n "$u" ] && curl -fsk -o /dev/null "$u$probe"; then
 			echo "$u"
 			return
 		fi
@@ -234,27 +373,47 @@ wait_url() { # name logfile: the URL the server printed, once it answers
 	cat "$logf" >&2
 	die "$name did not start"
 }
+# A server's name is the server's ("jaws-bare"), or "tls:" and the server's
+# for its HTTPS instance; its log is $tmp/NAME.log, ":" made "-".
 start_go() { # name binary args...
-	local name=$1
+	local name=$1 logf=$tmp/${1//:/-}.log
 	shift
-	GOMAXPROCS=1 taskset -c 0 "$@" >"$tmp/$name.log" 2>&1 &
+	GOMAXPROCS=1 taskset -c 0 "$@" >"$logf" 2>&1 &
 	pids+=($!)
 	spid[$name]=$!
-	url[$name]=$(wait_url "$name" "$tmp/$name.log")
+	url[$name]=$(wait_url "$name" "$logf")
 }
-start_nginx() { # name [extra server configuration]
-	local name=$1 extra=${2:-} p port
-	p=$tmp/$name
+# nginx 1.25.1 turned "listen ... http2" into "http2 on;".
+nginx_version=$(nginx -v 2>&1 | sed -nE 's|.*nginx/([0-9.]+).*|\1|p')
+if printf '%s\n' 1.25.1 "$nginx_version" | sort -V -C; then nginx_h2=new; else nginx_h2=old; fi
+worker_conns=$((2 * maxconns > 4096 ? 2 * maxconns : 4096))
+start_nginx() { # name [extra server configuration [tls]]
+	local name=$1 extra=${2:-} p port listen logf=$tmp/${1//:/-}.log
+	p=$tmp/${name//:/-}
 	port=$(free_port)
+	listen="listen $srvhost:$port;"
+	if [ "${3:-}" = tls ]; then
+		if [ "$nginx_h2" = new ]; then
+			listen="listen $srvhost:$port ssl;
+        http2 on;"
+		else
+			listen="listen $srvhost:$port ssl http2;"
+		fi
+		listen+="
+        ssl_certificate $tmp/cert.pem;
+        ssl_certificate_key $tmp/key.pem;
+        ssl_protocols TLSv1.2 TLSv1.3;"
+	fi
 	mkdir -p "$p/logs"
 	cat >"$p/nginx.conf" <<EOF
 daemon off;
 master_process off;
 worker_processes 1;
+worker_rlimit_nofile $want_fds;
 pid $p/nginx.pid;
 error_log $p/logs/error.log warn;
 events {
-    worker_connections 4096;
+    worker_connections $worker_conns;
 }
 http {
     access_log off;
@@ -271,16 +430,18 @@ http {
     uwsgi_temp_path $p/uwsgi;
     scgi_temp_path $p/scgi;
     server {
-        listen 127.0.0.1:$port;
+        $listen
         root $www;$extra
     }
 }
 EOF
-	echo "$name serving $www on http://127.0.0.1:$port/" >"$tmp/$name.log"
-	taskset -c 0 nginx -p "$p/" -c "$p/nginx.conf" -e "$p/logs/error.log" >>"$tmp/$name.log" 2>&1 &
+	local scheme=http
+	[ "${3:-}" = tls ] && scheme=https
+	echo "$name serving $www on $scheme://$srvhost:$port/" >"$logf"
+	taskset -c 0 nginx -p "$p/" -c "$p/nginx.conf" -e "$p/logs/error.log" >>"$logf" 2>&1 &
 	pids+=($!)
 	spid[$name]=$!
-	url[$name]=$(wait_url "$name" "$tmp/$name.log")
+	url[$name]=$(wait_url "$name" "$logf")
 }
 # nginx-gzip compresses JavaScript on every request, at chi-compress's level.
 nginx_gzip='
@@ -295,13 +456,13 @@ for srv in "${server_list[@]}" "${cserver_list[@]}"; do
 	case $srv in
 	# The example serves -root DIR at / (middleware.SPA), so its files are
 	# at /NAME, as with every other server.
-	jaws) start_go jaws "$tmp/bin/example" -root "$www" -addr 127.0.0.1:0 ;;
+	jaws) start_go jaws "$tmp/bin/example" -root "$www" -addr "$srvhost:0" ;;
 	jaws-bare)
 		# Its counters on a listener of their own, as the example's /debug/jaws.
-		start_go jaws-bare "$tmp/bin/peers" -mode jaws -stats 127.0.0.1:0 -root "$www" -addr 127.0.0.1:0
+		start_go jaws-bare "$tmp/bin/peers" -mode jaws -stats 127.0.0.1:0 -root "$www" -addr "$srvhost:0"
 		surl[jaws-bare]=$(grep -oE 'http://[0-9.:]+/debug/jaws' "$tmp/jaws-bare.log" | head -1)
 		;;
-	stdlib | ceiling | ceiling-min | chi-compress) start_go "$srv" "$tmp/bin/peers" -mode "$srv" -root "$www" -addr 127.0.0.1:0 ;;
+	stdlib | ceiling | ceiling-min | chi-compress) start_go "$srv" "$tmp/bin/peers" -mode "$srv" -root "$www" -addr "$srvhost:0" ;;
 	nginx) start_nginx nginx ;;
 	nginx-gzip) start_nginx nginx-gzip "$nginx_gzip" ;;
 	*) die "unknown server $srv" ;;
@@ -309,11 +470,30 @@ for srv in "${server_list[@]}" "${cserver_list[@]}"; do
 	log "$srv: ${url[$srv]}"
 done
 [ -z "${url[jaws]:-}" ] || surl[jaws]=${url[jaws]}debug/jaws
+# The tls scenario's servers: the same, serving HTTPS (HTTP/1.1 and HTTP/2
+# by ALPN) with one self-signed ECDSA P-256 certificate. The example has no
+# TLS flag, so jaws is measured as jaws-bare (bench/peers -mode jaws).
+if $tls; then
+	"$tmp/bin/peers" -gencert "$tmp"
+	for srv in "${tserver_list[@]}"; do
+		case $srv in
+		jaws-bare)
+			start_go tls:jaws-bare "$tmp/bin/peers" -mode jaws -stats 127.0.0.1:0 -tls "$tmp/cert.pem,$tmp/key.pem" -root "$www" -addr "$srvhost:0"
+			surl[tls:jaws-bare]=$(grep -oE 'http://[0-9.:]+/debug/jaws' "$tmp/tls-jaws-bare.log" | head -1)
+			;;
+		stdlib | ceiling | ceiling-min) start_go "tls:$srv" "$tmp/bin/peers" -mode "$srv" -tls "$tmp/cert.pem,$tmp/key.pem" -root "$www" -addr "$srvhost:0" ;;
+		nginx) start_nginx tls:nginx "" tls ;;
+		jaws) die "the tls scenario has no jaws (the example has no TLS flag); it measures jaws-bare" ;;
+		*) die "unknown tls server $srv" ;;
+		esac
+		log "$srv (tls): ${url[tls:$srv]}"
+	done
+fi
 
 # --- check every response once; note jaws's transfer path per size -----------
 mkdir -p "$out/raw"
-jaws_counts() { # Memory ZeroCopy Fallback responses, from /debug/jaws
-	{ curl -fs "${url[jaws]}debug/jaws" | tr -d ' \n'; echo; } |
+jaws_counts() { # [stats URL]: Memory ZeroCopy Fallback responses, from /debug/jaws
+	{ curl -fs "${1:-${url[jaws]}debug/jaws}" | tr -d ' \n'; echo; } |
 		sed -nE 's/.*"Memory":\{"Responses":([0-9]+).*"ZeroCopy":\{"Responses":([0-9]+).*"Fallback":\{"Responses":([0-9]+).*/\1 \2 \3/p'
 }
 if $files; then
@@ -333,6 +513,31 @@ for s in "${size_list[@]}"; do
 			[ "$f1" -gt "$f0" ] && path=fallback
 			echo "$s,$(bytes_of "$s"),$path" >>"$out/raw/paths.csv"
 		fi
+	done
+done
+# Over TLS every server must answer in each protocol; jaws-bare's counters
+# tell its transfer path (no zero-copy: its sendfile needs the plain TCP
+# connection).
+if $tls; then
+	echo "size,bytes,path,proto" >"$out/raw/tls-paths.csv"
+fi
+for s in "${tsize_list[@]}"; do
+	for proto in "${proto_list[@]}"; do
+		if [ "$proto" = h1 ]; then popt=--http1.1 pver=1.1; else popt=--http2 pver=2; fi
+		want="200 $(bytes_of "$s") $pver"
+		for srv in "${tserver_list[@]}"; do
+			[ "$srv" = jaws-bare ] && read -r m0 z0 f0 < <(jaws_counts "${surl[tls:jaws-bare]}")
+			got=$(curl -sk "$popt" -o /dev/null -w '%{http_code} %{size_download} %{http_version}' "${url[tls:$srv]}$s.bin")
+			[ "$got" = "$want" ] || die "$srv (tls) answered $got for $s.bin over $proto, want $want"
+			if [ "$srv" = jaws-bare ]; then
+				read -r m1 z1 f1 < <(jaws_counts "${surl[tls:jaws-bare]}")
+				path=unknown
+				[ "$m1" -gt "$m0" ] && path=memory
+				[ "$z1" -gt "$z0" ] && path=zerocopy
+				[ "$f1" -gt "$f0" ] && path=fallback
+				echo "$s,$(bytes_of "$s"),$path,$proto" >>"$out/raw/tls-paths.csv"
+			fi
+		done
 	done
 done
 
@@ -407,6 +612,24 @@ parse_wrk() { # wrk output on stdin -> requests,rps,transfer_bps,p50_us,p99_us,s
 		printf "%d,%.2f,%.0f,%.1f,%.1f,%d,%d\n", req, rps, tps, p50, p99, errs, non2xx
 	}'
 }
+# h2load prints no percentiles: the mean time for a request stands in.
+parse_h2load() { # h2load output on stdin -> requests,rps,transfer_bps,mean_us,socket_errors,non2xx
+	awk '
+	function micros(v,   n, u) {
+		n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
+		if (u == "ms") n *= 1000; else if (u == "s") n *= 1000000
+		return n
+	}
+	$1 == "finished" && $2 == "in" { secs = $3 + 0; rps = $4 }
+	$1 == "requests:" { req = $8; errs = $10 + $12 + $14 }
+	$1 == "status" && $2 == "codes:" { non2xx = $7 + $9 }
+	$1 == "traffic:" { b = $3; gsub(/[()]/, "", b) }
+	$1 == "time" && $2 == "for" && $3 == "request:" { mean = micros($6) }
+	END {
+		if (rps == "" || secs <= 0) exit 1
+		printf "%d,%.2f,%.0f,%.1f,%d,%d\n", req, rps, b / secs, mean, errs, non2xx
+	}'
+}
 
 # Other work on the machine (a build, a test run) disturbs a measurement. To
 # see it, snapshot the CPU time of every user process outside this script's
@@ -424,6 +647,17 @@ others() { # before after seconds: CPUs used by other processes in between
 cpu_ticks() { # pid: its user and system time in clock ticks
 	cut -d')' -f2- "/proc/$1/stat" | awk '{ print $12 + $13 }'
 }
+cores() { # file: the cpu0 and cpu1 lines of /proc/stat
+	grep -E '^cpu[01] ' /proc/stat >"$1"
+}
+core_busy() { # before after: "server_core,client_core", each the share of the time it was not idle
+	awk 'NR == FNR { for (i = 2; i <= 9; i++) t0[$1] += $i; i0[$1] = $5 + $6; next }
+	{ t = 0; for (i = 2; i <= 9; i++) t += $i; d = t - t0[$1]; b[$1] = d > 0 ? 1 - ($5 + $6 - i0[$1]) / d : 0 }
+	END { printf "%.2f,%.2f", b["cpu0"], b["cpu1"] }' "$1" "$2"
+}
+# The load generator's own CPU time: bash's time keyword, for the command
+# and all it started (ip netns exec and taskset exec it in place).
+TIMEFORMAT='%3R %3U %3S'
 busy() { awk -v a="$1" -v b="$quiet" 'BEGIN { exit !(a > b) }'; }
 now() { date +%s.%N; }
 waited=0 # seconds spent waiting and repeating, against $budget
@@ -452,27 +686,61 @@ wait_quiet() { # until other processes use less than $quiet CPUs, for $maxwait s
 		fi
 	done
 }
-# load_test server conns what url [wrk arguments...]: one wrk measurement of
-# url, repeated while other processes disturb it (see wait_quiet); sets res
-# (parse_wrk's line), other, attempt, cpu (the server's CPU seconds) and
-# answered (the responses wrk counted, over all attempts).
+# load_test server net what parser warmup command...: one measurement, the
+# load generator's command run on the net's path and its output read by
+# parser (parse_wrk or parse_h2load), repeated while other processes disturb
+# it (see wait_quiet); sets res (the parser's line), other, attempt, cpu
+# (the server's CPU seconds), client ("CPU seconds,wall seconds" of the load
+# generator), busy01 (the two cores' busy shares, core_busy) and answered
+# (the responses counted, over all attempts). A warmup of more than 0
+# seconds is the load generator's own (h2load --warm-up-time), which it does
+# not count: the server's CPU time, the cores and other processes are then
+# read from that many seconds after its start. A load generator that has
+# not finished 30 s after it should have is killed (h2load once spun for
+# minutes at 1000 connections), and the measurement taken again.
+hung=0
 load_test() {
-	local srv=$1 c=$2 what=$3 u=$4 t0 t1 c0 c1
-	shift 4
+	local srv=$1 net=$2 what=$3 parser=$4 warmup=$5 t0 t1 c0 c1 wall cu cs share bg rc limit
+	shift 5
+	limit=$(awk -v d="${duration%s}" -v w="$warmup" 'BEGIN { printf "%d", d + w + 30 }')
 	answered=0
 	for attempt in $(seq 0 "$retries"); do
 		wait_quiet
-		snapshot "$tmp/s0"
-		c0=$(cpu_ticks "${spid[$srv]}")
-		t0=$(now)
-		taskset -c 1 wrk -t1 -c"$c" -d"$duration" --timeout 30s --latency "$@" "$u" >"$tmp/wrk.out"
+		rc=0
+		if [ "$warmup" = 0 ]; then
+			snapshot "$tmp/s0"
+			cores "$tmp/k0"
+			c0=$(cpu_ticks "${spid[$srv]}")
+			t0=$(now)
+			{ time lg "$net" timeout -k 5 "$limit" "$@" >"$tmp/load.out" 2>"$tmp/load.err"; } 2>"$tmp/load.time" || rc=$?
+		else
+			{ time lg "$net" timeout -k 5 "$limit" "$@" >"$tmp/load.out" 2>"$tmp/load.err"; } 2>"$tmp/load.time" &
+			bg=$!
+			sleep "$warmup"
+			snapshot "$tmp/s0"
+			cores "$tmp/k0"
+			c0=$(cpu_ticks "${spid[$srv]}")
+			t0=$(now)
+			wait "$bg" || rc=$?
+		fi
 		t1=$(now)
 		c1=$(cpu_ticks "${spid[$srv]}")
+		cores "$tmp/k1"
 		snapshot "$tmp/s1"
+		if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+			hung=$((hung + 1))
+			[ "$attempt" -lt "$retries" ] || die "$what: $1 did not finish in $limit s, $((retries + 1)) times"
+			log "$what: $1 did not finish in $limit s and was killed; again"
+			continue
+		fi
+		if [ "$rc" != 0 ]; then
+			cat "$tmp/load.out" "$tmp/load.err" >&2
+			die "$what: $1 failed (exit status $rc)"
+		fi
 		other=$(others "$tmp/s0" "$tmp/s1" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
-		if ! res=$(parse_wrk <"$tmp/wrk.out"); then
-			cat "$tmp/wrk.out" >&2
-			die "could not parse wrk's output"
+		if ! res=$($parser <"$tmp/load.out"); then
+			cat "$tmp/load.out" "$tmp/load.err" >&2
+			die "could not parse $1's output"
 		fi
 		answered=$((answered + ${res%%,*}))
 		busy "$other" || break
@@ -481,68 +749,110 @@ load_test() {
 		[ "$attempt" -lt "$retries" ] && log "$what: disturbed (other processes used $other CPUs), again"
 	done
 	cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }')
-	log "$what: $(cut -d, -f2 <<<"$res") req/s$(busy "$other" && echo " (disturbed: others used $other CPUs)")"
+	read -r wall cu cs <"$tmp/load.time"
+	client=$(awk -v w="$wall" -v u="$cu" -v s="$cs" 'BEGIN { printf "%.3f,%.3f", u + s, w }')
+	share=$(awk -v w="$wall" -v u="$cu" -v s="$cs" 'BEGIN { printf "%.0f", (w > 0 ? (u + s) / w * 100 : 0) }')
+	busy01=$(core_busy "$tmp/k0" "$tmp/k1")
+	log "$what: $(cut -d, -f2 <<<"$res") req/s, client CPU $share%$( [ "$share" -lt 95 ] || echo ' (client-bound)')$(busy "$other" && echo " (disturbed: others used $other CPUs)")"
 }
-measure() { # server size mode run
-	local srv=$1 s=$2 mode=$3 run=$4 c=$conns hdr=()
-	[ "$(bytes_of "$s")" -ge $((10 << 20)) ] && c=$bigconns
+measure() { # server size mode run net level
+	local srv=$1 s=$2 mode=$3 run=$4 net=$5 level=$6 c hdr=()
+	c=$(conns_for "$s" "$level")
 	[ "$mode" = close ] && hdr=(-H 'Connection: close')
-	load_test "$srv" "$c" "run $run $s $mode $srv" "${url[$srv]}$s.bin" "${hdr[@]}"
-	echo "$run,$s,$(bytes_of "$s"),$srv,$mode,$c,${duration%s},$res,$other,$attempt,$cpu" >>"$out/raw/results.csv"
+	load_test "$srv" "$net" "run $run $net c$level $s $mode $srv" parse_wrk 0 \
+		wrk -t1 -c"$c" -d"$duration" --timeout 30s --latency "${hdr[@]}" "${url[$srv]}$s.bin"
+	echo "$run,$s,$(bytes_of "$s"),$srv,$mode,$c,${duration%s},$res,$other,$attempt,$cpu,$level,$net,$client,$busy01" >>"$out/raw/results.csv"
 }
+# h2load offers only TLS_AES_128_GCM_SHA256, so that every server does the
+# same cipher's work: nginx would take the client's first choice
+# (AES-256-GCM with OpenSSL's defaults), Go its own (AES-128-GCM).
+tls_cipher=TLS_AES_128_GCM_SHA256
+# h2load connects in a warm-up it does not count, and the server's CPU is
+# read after it too: 0.5 s and 1 ms per connection (1.5 s at 1000). The
+# clients connected first load the server while it is still shaking hands
+# with the others: 1000 connections take up to 0.9 s to set up, and with
+# 0.5 s of warm-up a cell at 1000 counted about 5% fewer responses.
+tls_warmup() { # connections: seconds
+	awk -v c="$1" 'BEGIN { printf "%.3f", 0.5 + c / 1000 }'
+}
+tls_warmup_ms() { # connections: the same for h2load, which takes whole units
+	awk -v c="$1" 'BEGIN { printf "%dms", 500 + c }'
+}
+tmeasure() { # server size proto run net level
+	local srv=$1 s=$2 proto=$3 run=$4 net=$5 level=$6 c opt=() alpn=h2
+	c=$(conns_for "$s" "$level")
+	[ "$proto" = h1 ] && opt=(--h1) alpn=http/1.1
+	load_test "tls:$srv" "$net" "run $run $net c$level $s $proto $srv" parse_h2load "$(tls_warmup "$c")" \
+		h2load -c"$c" -t1 -m"$streams" -D"${duration%s}" --warm-up-time="$(tls_warmup_ms "$c")" --tls13-ciphers="$tls_cipher" "${opt[@]}" "${url[tls:$srv]}$s.bin"
+	grep -qx "Application protocol: $alpn" "$tmp/load.out" || die "$srv (tls) did not speak $alpn: $(grep -E '^(Application protocol|No protocol)' "$tmp/load.out")"
+	grep -qx "Cipher: $tls_cipher" "$tmp/load.out" || die "$srv (tls) did not use $tls_cipher: $(grep '^Cipher' "$tmp/load.out")"
+	echo "$run,$s,$(bytes_of "$s"),$srv,$proto,keepalive,$level,$c,$streams,${duration%s},$res,$other,$attempt,$cpu,$net,$client,$busy01" >>"$out/raw/tls.csv"
+}
+cconns=${conns_list[0]}
 cmeasure() { # server:encoding run
 	local cs=$1 run=$2 srv=${1%%:*} enc=${1#*:} hdr=()
 	[ "$enc" = identity ] || hdr=(-H "$(enc_header "$enc")")
-	load_test "$srv" "$conns" "run $run app.js $enc $srv" "${url[$srv]}app.js" "${hdr[@]}"
-	echo "$run,app.js,$appjs_bytes,$srv,$enc,keepalive,$conns,${duration%s},$res,$other,$attempt,$cpu,${hbytes[$cs]},${bbytes[$cs]},${wbytes[$cs]}" >>"$out/raw/compress.csv"
+	load_test "$srv" loopback "run $run app.js $enc $srv" parse_wrk 0 \
+		wrk -t1 -c"$cconns" -d"$duration" --timeout 30s --latency "${hdr[@]}" "${url[$srv]}app.js"
+	echo "$run,app.js,$appjs_bytes,$srv,$enc,keepalive,$cconns,${duration%s},$res,$other,$attempt,$cpu,${hbytes[$cs]},${bbytes[$cs]},${wbytes[$cs]},$client,$busy01" >>"$out/raw/compress.csv"
 	if [ "$enc" = gzip ]; then gzipped[$srv]=$((${gzipped[$srv]:-0} + answered)); fi
 }
 
 common_meta() {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "commit: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- . ':!bench/results' 2>/dev/null || echo ' (modified)')"
-	echo "cpu: $(lscpu 2>/dev/null | sed -nE 's/^Model name:[[:space:]]*//p' | head -1), $(nproc) CPUs"
+	echo "cpu: $({ lscpu 2>/dev/null || true; } | sed -nE 's/^Model name:[[:space:]]*//p' | head -1), $(nproc) CPUs"
 	echo "kernel: $(uname -sr)"
 	echo "go: $(go version | cut -d' ' -f3-)"
-	echo "wrk: $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)"
+	echo "wrk: $({ wrk -v 2>&1 || true; } | head -1 | cut -d' ' -f1-2)" # wrk -v exits 1
 	echo "nginx: $(nginx -v 2>&1 | cut -d/ -f2)"
 	echo "runs: $runs"
 	echo "duration: $duration"
 }
+net_meta() {
+	echo "net: $nets$($veth && echo " (veth: load generator in a namespace of its own at 10.77.0.2, servers at 10.77.0.1, mtu $(cat "/sys/class/net/$vlink/mtu"))")"
+}
 if $files; then
-	n=$((runs * ${#size_list[@]} * 2 * ${#server_list[@]}))
-	log "files: $runs run(s) x ${#size_list[@]} size(s) x 2 modes x ${#server_list[@]} servers = $n x $duration"
+	n=$((runs * ${#net_list[@]} * ${#conns_list[@]} * ${#size_list[@]} * 2 * ${#server_list[@]}))
+	log "files: $runs run(s) x ${#net_list[@]} net(s) x ${#conns_list[@]} connection level(s) x ${#size_list[@]} size(s) x 2 modes x ${#server_list[@]} servers = $n x $duration"
 	{
 		common_meta
-		echo "connections: $conns (files of 10 MiB and more: $bigconns)"
+		echo "connections: $conns (files of 10 MiB and more: $bigconns; smaller ones: at most $inflight of responses in flight)"
+		net_meta
 		echo "quiet: $quiet"
 		echo "retries: $retries"
 		echo "wait budget: $budget s"
 		echo "cachemax: $cachemax"
 		echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 	} >"$out/raw/meta.txt"
-	echo "run,size,bytes,server,mode,conns,duration_s,requests,rps,transfer_bps,p50_us,p99_us,socket_errors,non2xx,other_cpus,retries,server_cpu_s" >"$out/raw/results.csv"
+	echo "run,size,bytes,server,mode,conns,duration_s,requests,rps,transfer_bps,p50_us,p99_us,socket_errors,non2xx,other_cpus,retries,server_cpu_s,conns_level,net,client_cpu_s,client_wall_s,server_core_busy,client_core_busy" >"$out/raw/results.csv"
 
 	# Warm up each server (connections, heap, caches) without recording.
 	for srv in "${server_list[@]}"; do
-		taskset -c 1 wrk -t1 -c"$conns" -d1s "${url[$srv]}${size_list[0]}.bin" >/dev/null
+		lg loopback timeout -k 5 60 wrk -t1 -c"${conns_list[0]}" -d1s "${url[$srv]}${size_list[0]}.bin" >/dev/null ||
+			log "warning: the warm-up of $srv failed or hung"
 	done
 
 	# Interleaved: every run measures all servers for a size and mode back to
 	# back, in an order that rotates from run to run, so drift on the machine
 	# spreads over all of them.
 	for run in $(seq "$runs"); do
-		for s in "${size_list[@]}"; do
-			for mode in keepalive close; do
-				k=${#server_list[@]}
-				for i in $(seq 0 $((k - 1))); do
-					measure "${server_list[$(((i + run - 1) % k))]}" "$s" "$mode" "$run"
+		for net in "${net_list[@]}"; do
+			for level in "${conns_list[@]}"; do
+				for s in "${size_list[@]}"; do
+					for mode in keepalive close; do
+						k=${#server_list[@]}
+						for i in $(seq 0 $((k - 1))); do
+							measure "${server_list[$(((i + run - 1) % k))]}" "$s" "$mode" "$run" "$net" "$level"
+						done
+					done
 				done
 			done
 		done
 	done
 	echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/raw/meta.txt"
 	echo "waited for quiet: $waited s" >>"$out/raw/meta.txt"
+	echo "load generator killed and repeated: $hung" >>"$out/raw/meta.txt"
 fi
 
 if $compress; then
@@ -552,13 +862,14 @@ if $compress; then
 	for cs in "${cases[@]}"; do
 		hdr=()
 		[ "${cs#*:}" = identity ] || hdr=(-H "$(enc_header "${cs#*:}")")
-		taskset -c 1 wrk -t1 -c"$conns" -d1s "${hdr[@]}" "${url[${cs%%:*}]}app.js" >/dev/null
+		lg loopback timeout -k 5 60 wrk -t1 -c"$cconns" -d1s "${hdr[@]}" "${url[${cs%%:*}]}app.js" >/dev/null ||
+			log "warning: the warm-up of $cs failed or hung"
 	done
 	declare -A stats0 gzipped # gzipped: gzip responses wrk counted, per server, retries included
 	for srv in jaws jaws-bare; do stats0[$srv]=$(jaws_stats "$srv"); done
 	{
 		common_meta
-		echo "connections: $conns"
+		echo "connections: $cconns"
 		echo "quiet: $quiet"
 		echo "retries: $retries"
 		echo "file: app.js, $appjs_bytes bytes of $(go env GOROOT)/{$(
@@ -570,7 +881,7 @@ if $compress; then
 		echo "chi-compress: middleware.Compress(5) around http.FileServer"
 		echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 	} >"$out/raw/compress-meta.txt"
-	echo "run,file,bytes,server,encoding,mode,conns,duration_s,requests,rps,transfer_bps,p50_us,p99_us,socket_errors,non2xx,other_cpus,retries,server_cpu_s,header_bytes,body_bytes,wire_bytes" >"$out/raw/compress.csv"
+	echo "run,file,bytes,server,encoding,mode,conns,duration_s,requests,rps,transfer_bps,p50_us,p99_us,socket_errors,non2xx,other_cpus,retries,server_cpu_s,header_bytes,body_bytes,wire_bytes,client_cpu_s,client_wall_s,server_core_busy,client_core_busy" >"$out/raw/compress.csv"
 	for run in $(seq "$runs"); do
 		k=${#cases[@]}
 		for i in $(seq 0 $((k - 1))); do
@@ -593,6 +904,55 @@ if $compress; then
 			[ "$((enc1 - enc0))" -ge "$counted" ] || log "warning: $srv sent $((enc1 - enc0)) encoded responses, wrk counted $counted gzip ones"
 		done
 	} >>"$out/raw/compress-meta.txt"
+fi
+
+if $tls; then
+	n=$((runs * ${#net_list[@]} * ${#conns_list[@]} * ${#tsize_list[@]} * ${#proto_list[@]} * ${#tserver_list[@]}))
+	log "tls: $runs run(s) x ${#net_list[@]} net(s) x ${#conns_list[@]} connection level(s) x ${#tsize_list[@]} size(s) x ${#proto_list[@]} protocol(s) x ${#tserver_list[@]} servers = $n x $duration"
+	{
+		common_meta
+		echo "h2load: $({ h2load --version 2>&1 || true; } | head -1 | cut -d' ' -f2)"
+		echo "connections: $conns (files of 10 MiB and more: $bigconns; smaller ones: at most $inflight of responses in flight)"
+		echo "streams: $streams per HTTP/2 connection"
+		echo "warm-up: 0.5 s + 1 ms per connection per measurement, not counted (h2load --warm-up-time; connections and handshakes)"
+		echo "tls: TLS 1.3, $tls_cipher (the only cipher h2load offers), X25519, self-signed ECDSA P-256 certificate; nginx $(
+			[ "$nginx_h2" = new ] && echo 'listen ssl; http2 on;' || echo 'listen ssl http2;'
+		)"
+		net_meta
+		echo "quiet: $quiet"
+		echo "retries: $retries"
+		echo "wait budget: $budget s"
+		echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	} >"$out/raw/tls-meta.txt"
+	echo "run,size,bytes,server,proto,mode,conns_level,conns,streams,duration_s,requests,rps,transfer_bps,mean_us,socket_errors,non2xx,other_cpus,retries,server_cpu_s,net,client_cpu_s,client_wall_s,server_core_busy,client_core_busy" >"$out/raw/tls.csv"
+	c=$(conns_for "${tsize_list[0]}" "${conns_list[0]}")
+	for srv in "${tserver_list[@]}"; do
+		for proto in "${proto_list[@]}"; do
+			opt=()
+			[ "$proto" = h1 ] && opt=(--h1)
+			lg loopback timeout -k 5 60 h2load -c"$c" -t1 -m"$streams" -D1 --warm-up-time="$(tls_warmup_ms "$c")" "${opt[@]}" "${url[tls:$srv]}${tsize_list[0]}.bin" >/dev/null ||
+				log "warning: the warm-up of $srv (tls, $proto) failed or hung"
+		done
+	done
+	for run in $(seq "$runs"); do
+		for net in "${net_list[@]}"; do
+			for level in "${conns_list[@]}"; do
+				for s in "${tsize_list[@]}"; do
+					for proto in "${proto_list[@]}"; do
+						k=${#tserver_list[@]}
+						for i in $(seq 0 $((k - 1))); do
+							tmeasure "${tserver_list[$(((i + run - 1) % k))]}" "$s" "$proto" "$run" "$net" "$level"
+						done
+					done
+				done
+			done
+		done
+	done
+	{
+		echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+		echo "waited for quiet: $waited s"
+		echo "load generator killed and repeated: $hung (all scenarios so far)"
+	} >>"$out/raw/tls-meta.txt"
 fi
 
 "$tmp/bin/report" -raw "$out/raw" -out "$out"

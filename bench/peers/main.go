@@ -28,18 +28,32 @@
 // the request accepts, for text types) wrapping http.FileServer, compressing
 // every response anew.
 //
+// -tls CERT,KEY serves HTTPS with that certificate and key (PEM files), for
+// any mode: HTTP/1.1 and HTTP/2, as ALPN negotiates, net/http's defaults
+// otherwise (bench/run.sh's tls scenario). The -stats listener stays plain
+// HTTP. "peers -gencert DIR" writes DIR/cert.pem and DIR/key.pem, a
+// self-signed ECDSA P-256 certificate for localhost, 127.0.0.1 and
+// 10.77.0.1 (the veth path's server address) valid for a week, and exits.
+//
 // It prints the URL it serves on, as the example server does, and serves
 // until SIGINT or SIGTERM.
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha256"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
+	"math/big"
 	"mime"
 	"net"
 	"net/http"
@@ -49,6 +63,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -64,7 +79,16 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to `file`")
 	flag.DurationVar(&revalidate, "revalidate", 0, "jaws's Options.Revalidate, for -mode jaws")
 	flag.StringVar(&statsAddr, "stats", "", "for -mode jaws: serve jaws.Stats as JSON at /debug/jaws on `host:port`")
+	flag.StringVar(&tlsFiles, "tls", "", "serve HTTPS (HTTP/1.1 and HTTP/2) with the certificate and key in `CERT,KEY` (PEM files)")
+	gencert := flag.String("gencert", "", "write a self-signed ECDSA P-256 certificate and key to `DIR`/cert.pem and DIR/key.pem, and exit")
 	flag.Parse()
+	if *gencert != "" {
+		if err := genCert(*gencert); err != nil {
+			fmt.Fprintln(os.Stderr, "peers:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err == nil {
@@ -104,14 +128,29 @@ func run(mode, root, addr string) error {
 		<-sig
 		srv.Close()
 	}()
-	fmt.Printf("peers %s serving %s on http://%s/\n", mode, root, ln.Addr())
+	var cert, key string
+	scheme := "http"
+	if tlsFiles != "" {
+		var ok bool
+		if cert, key, ok = strings.Cut(tlsFiles, ","); !ok || cert == "" || key == "" {
+			return fmt.Errorf("-tls %q: want CERT,KEY", tlsFiles)
+		}
+		scheme = "https"
+	}
+	fmt.Printf("peers %s serving %s on %s://%s/\n", mode, root, scheme, ln.Addr())
 	if j, ok := h.(*jaws.Handler); ok && statsAddr != "" {
 		// After the line above: run.sh takes the first URL printed.
 		if err := serveStats(j, statsAddr); err != nil {
 			return err
 		}
 	}
-	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	if cert != "" {
+		// With no TLSConfig, ServeTLS offers h2 and http/1.1 by ALPN.
+		err = srv.ServeTLS(ln, cert, key)
+	} else {
+		err = srv.Serve(ln)
+	}
+	if !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
@@ -120,7 +159,45 @@ func run(mode, root, addr string) error {
 var (
 	revalidate time.Duration
 	statsAddr  string
+	tlsFiles   string
 )
+
+// genCert writes dir/cert.pem and dir/key.pem: a self-signed ECDSA P-256
+// certificate for the addresses the benchmark serves on, valid for a week.
+func genCert(dir string) error {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 64))
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial,
+		Subject:               pkix.Name{CommonName: "jaws bench"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(7 * 24 * time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		DNSNames:              []string{"localhost"},
+		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv4(10, 77, 0, 1)},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return err
+	}
+	kder, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cert.pem"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "key.pem"), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}), 0o600)
+}
 
 func handler(mode, root string) (http.Handler, error) {
 	switch mode {

@@ -121,7 +121,8 @@ func parseCompress(r io.Reader) (*cdata, error) {
 	seen := map[ckey]bool{}
 	for n := range t.rows {
 		v, err := t.nums(n, "run", "bytes", "rps", "socket_errors", "non2xx", "other_cpus", "retries",
-			"requests", "server_cpu_s", "transfer_bps", "header_bytes", "body_bytes", "wire_bytes")
+			"requests", "server_cpu_s", "transfer_bps", "header_bytes", "body_bytes", "wire_bytes",
+			"client_cpu_s", "client_wall_s", "server_core_busy")
 		if err != nil {
 			return nil, err
 		}
@@ -138,6 +139,10 @@ func parseCompress(r io.Reader) (*cdata, error) {
 		if hasCPU && v["requests"] > 0 {
 			cc.cpuUS = append(cc.cpuUS, v["server_cpu_s"]/v["requests"]*1e6)
 		}
+		if v["client_wall_s"] > 0 {
+			cc.client = append(cc.client, v["client_cpu_s"]/v["client_wall_s"])
+			cc.core = append(cc.core, v["server_core_busy"])
+		}
 		if v["rps"] > 0 && v["transfer_bps"] > 0 {
 			cc.wire = append(cc.wire, v["transfer_bps"]/v["rps"])
 		}
@@ -151,6 +156,8 @@ func parseCompress(r io.Reader) (*cdata, error) {
 		slices.Sort(cc.rps)
 		slices.Sort(cc.cpuUS)
 		slices.Sort(cc.wire)
+		slices.Sort(cc.client)
+		slices.Sort(cc.core)
 	}
 	for _, k := range caseOrder {
 		if seen[k] {
@@ -195,6 +202,7 @@ func writeCompress(b *strings.Builder, c *cdata) {
 	p("From `bench/run.sh`'s compress scenario; see `bench/README.md`. ")
 	p("`%s` is %d bytes of real JavaScript; each server is asked for it with `Accept-Encoding: gzip` (gzip) or without (identity). ", c.file, c.bytes)
 	p("Each figure is the median of %d run(s); `±` is that case's run-to-run spread, (max − min) / median. ", c.runs)
+	p("\"(client-bound)\": wrk used ≥ %.0f%% of its core (median of the runs), so the figure tells how fast the client went. ", clientBound*100)
 	p("Body and header bytes are those of one response as `run.sh` checked it (the header's with the status line); bytes on the wire are all of it as sent, chunked framing included (`curl --raw`), or, from older results, wrk's transfer over its requests.\n\n")
 	if len(c.meta) > 0 {
 		for _, kv := range c.meta {
@@ -222,7 +230,11 @@ func writeCompress(b *strings.Builder, c *cdata) {
 		if k != jawsGzip {
 			vs = ratio(c.ratio(jawsGzip, k))
 		}
-		row(b, []string{"`" + k.server + "`", k.encoding, fmt.Sprintf("%s ±%s", rate(cc.median()), pct(cc.spread())),
+		rps := fmt.Sprintf("%s ±%s", rate(cc.median()), pct(cc.spread()))
+		if cc.clientBound() {
+			rps += " (client-bound)"
+		}
+		row(b, []string{"`" + k.server + "`", k.encoding, rps,
 			cpu, strconv.FormatInt(cc.body, 10), strconv.FormatInt(cc.header, 10), wire, vs})
 	}
 	p("\n")

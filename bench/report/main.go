@@ -1,17 +1,22 @@
-// Command report turns the raw results of bench/run.sh into results.md and
-// two charts, throughput.svg and requests.svg:
+// Command report turns the raw results of bench/run.sh into results.md,
+// summary.md (its short table, for the project's README) and two charts,
+// throughput.svg and requests.svg:
 //
 //	report -raw bench/results/raw -out bench/results
 //
-// It reads raw/results.csv (one wrk measurement a line), and, when present,
-// raw/paths.csv (the transfer path jaws took for each size) and raw/meta.txt
-// ("key: value" lines describing the setup; "cachemax" places the crossover
-// marker). The charts are plain SVG written here, with no dependency.
+// It reads raw/results.csv (the files scenario, one wrk measurement a line),
+// and, when present, raw/paths.csv (the transfer path jaws took for each
+// size) and raw/meta.txt ("key: value" lines describing the setup;
+// "cachemax" places the crossover marker). raw/tls.csv, raw/tls-paths.csv and
+// raw/tls-meta.txt are the same for the tls scenario (h2load, a proto
+// column). Each measurement belongs to a setup: protocol, path (net),
+// connection level and mode; every setup gets its tables and a panel in the
+// charts. The charts are plain SVG written here, with no dependency.
 //
 // raw/compress.csv and raw/compress-meta.txt, when present, hold the compress
-// scenario's measurements; results.md then has a section for them. Either
-// results.csv or compress.csv may be missing, not both; without results.csv
-// there are no charts.
+// scenario's measurements; results.md then has a section for them. Any two
+// of results.csv, tls.csv and compress.csv may be missing, not all three;
+// with compress.csv alone there is no summary and there are no charts.
 package main
 
 import (
@@ -23,8 +28,8 @@ import (
 )
 
 func main() {
-	raw := flag.String("raw", "bench/results/raw", "directory holding results.csv, paths.csv and meta.txt")
-	out := flag.String("out", "bench/results", "directory to write results.md, throughput.svg and requests.svg to")
+	raw := flag.String("raw", "bench/results/raw", "directory holding results.csv, tls.csv, compress.csv and their paths and meta files")
+	out := flag.String("out", "bench/results", "directory to write results.md, summary.md, throughput.svg and requests.svg to")
 	flag.Parse()
 	if err := run(*raw, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
@@ -42,11 +47,12 @@ func run(raw, out string) error {
 		write func(*bytes.Buffer) error
 	}{
 		{"results.md", func(b *bytes.Buffer) error { return writeMarkdown(b, d) }},
+		{"summary.md", func(b *bytes.Buffer) error { return writeSummaryFile(b, d) }},
 		{"throughput.svg", func(b *bytes.Buffer) error { return writeSVG(b, d, throughputMetric) }},
 		{"requests.svg", func(b *bytes.Buffer) error { return writeSVG(b, d, requestsMetric) }},
 	}
-	if len(d.samples) == 0 {
-		files = files[:1] // no files scenario, no charts
+	if !d.hasCharts() {
+		files = files[:1] // neither the files nor the tls scenario: no summary, no charts
 	}
 	for _, f := range files {
 		var b bytes.Buffer

@@ -19,13 +19,21 @@ func writeMarkdown(w io.Writer, d *data) error {
 
 	p("# Load benchmark results\n\n")
 	p("Written by `bench/run.sh` (through `bench/report`); see `bench/README.md` for what each server is and how it is measured.\n\n")
+	if d.hasSummary() {
+		p("## Summary\n\n")
+		d.writeSummary(&b)
+		p("\n")
+	}
 	if len(d.samples) > 0 {
-		d.writeFiles(&b)
+		d.writeScenario(&b)
+	}
+	if d.tlsData != nil {
+		d.tlsData.writeScenario(&b)
 	}
 	if d.compress != nil {
 		writeCompress(&b, d.compress)
 	}
-	if len(d.samples) > 0 {
+	if d.hasCharts() {
 		p("## Charts\n\n")
 		p("![throughput](throughput.svg)\n\n![requests per second](requests.svg)\n")
 	}
@@ -33,10 +41,157 @@ func writeMarkdown(w io.Writer, d *data) error {
 	return err
 }
 
-// writeFiles writes the files scenario's sections: requests/s, MB/s, CPU,
-// noise and targets.
-func (d *data) writeFiles(b *strings.Builder) {
+// writeSummaryFile writes summary.md: the summary table alone, for the
+// project's README.
+func writeSummaryFile(w io.Writer, d *data) error {
+	var b strings.Builder
+	d.writeSummary(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// hasCharts and hasSummary: the files or the tls scenario was measured.
+func (d *data) hasCharts() bool { return len(d.samples) > 0 || d.tlsData != nil }
+
+func (d *data) hasSummary() bool { return d.hasCharts() }
+
+// summaryPeers are the summary's ratios: jaws over http.FileServer, over
+// the net/http ceiling (jaws's header set) and over nginx.
+var summaryPeers = []string{"stdlib", "ceiling", "nginx"}
+
+// writeSummary writes the short table: a row per size, a column per
+// keep-alive setup of the files and tls scenarios, each cell jaws's
+// requests/s over stdlib's, the ceiling's and nginx's.
+func (d *data) writeSummary(b *strings.Builder) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	type col struct {
+		d  *data
+		st setup
+	}
+	var cols []col
+	sizes, bytes := []string{}, map[string]int64{}
+	for _, x := range []*data{d, d.tlsData} {
+		if x == nil || len(x.samples) == 0 {
+			continue
+		}
+		// Keep-alive over the first path: every level of plain HTTP/1.1,
+		// and TLS at the primary level only.
+		level := 0
+		if prim, ok := x.primaryOf(x.setups[0].proto); ok {
+			level = prim.level
+		}
+		for _, st := range x.setups {
+			if st.mode == "keepalive" && st.net == x.nets[0] && (!x.tls || st.level == level) {
+				cols = append(cols, col{x, st})
+			}
+		}
+		for _, s := range x.sizes {
+			if _, ok := bytes[s]; !ok {
+				sizes = append(sizes, s)
+				bytes[s] = x.bytes[s]
+			}
+		}
+	}
+	slices.SortStableFunc(sizes, func(a, b string) int { return int(bytes[a] - bytes[b]) })
+	var shown []string
+	for _, peer := range summaryPeers {
+		for _, c := range cols {
+			if c.d.has(peer) && !slices.Contains(shown, peer) {
+				shown = append(shown, peer)
+			}
+		}
+	}
+	p("Requests/s of jaws over each peer's, keep-alive, medians of %d run(s): each cell is jaws ÷ %s. ",
+		max(d.runs, d.tlsRuns()), strings.Join(shown, " / "))
+	p("jaws is the example server (chi router included) over plain HTTP, and `jaws-bare` (the handler alone) over TLS. ")
+	p("`≥` marks a ratio whose jaws figure was client-bound (the load generator used ≥ %.0f%% of its core, so jaws may be faster), `≤` one whose peer's was, `~` one where both were (the ratio then compares the client's cost with each server). ", clientBound*100)
+	p("Over %s; Connection: close, %sMB/s, CPU per response, the load generator's CPU and the spread are in [results.md](results.md).\n\n", d.summaryNet(), d.summaryRest())
+	head := []string{"size"}
+	for _, c := range cols {
+		g := c.st.group()
+		g.net = "" // the first path only: named in the text
+		t := c.d.title(g)
+		if !c.d.tls && d.tlsData != nil {
+			t = "HTTP/1.1" + titled(t) // beside the TLS columns
+		}
+		if t == "" {
+			t = "keep-alive"
+		}
+		head = append(head, t)
+	}
+	row(b, head)
+	align := []string{"---"}
+	for range cols {
+		align = append(align, "---:")
+	}
+	row(b, align)
+	for _, size := range sizes {
+		r := []string{sizeLabel(bytes[size])}
+		for _, c := range cols {
+			var parts []string
+			for _, peer := range shown {
+				if !c.d.has(peer) {
+					parts = append(parts, "-")
+					continue
+				}
+				parts = append(parts, c.d.ratioCell(size, c.d.subject(), peer, c.st))
+			}
+			r = append(r, strings.Join(parts, " / "))
+		}
+		row(b, r)
+	}
+}
+
+// summaryNet names the summary's path; summaryRest what else results.md
+// has beyond it.
+func (d *data) summaryNet() string {
+	for _, x := range []*data{d, d.tlsData} {
+		if x != nil && len(x.nets) > 0 {
+			return x.nets[0]
+		}
+	}
+	return "loopback"
+}
+
+func (d *data) summaryRest() string {
+	var rest []string
+	for _, x := range []*data{d, d.tlsData} {
+		if x == nil {
+			continue
+		}
+		if len(x.nets) > 1 && !slices.Contains(rest, "the other path ("+x.nets[1]+")") {
+			rest = append(rest, "the other path ("+x.nets[1]+")")
+		}
+		if x.tls && len(x.groups()) > len(x.nets)*len(x.protos()) {
+			rest = append(rest, "TLS at the other connection levels")
+		}
+	}
+	if len(rest) == 0 {
+		return ""
+	}
+	return strings.Join(rest, ", ") + ", "
+}
+
+func (d *data) tlsRuns() int {
+	if d.tlsData == nil {
+		return 0
+	}
+	return d.tlsData.runs
+}
+
+// writeScenario writes the files or the tls scenario's sections:
+// requests/s, MB/s, server CPU, the load generator's CPU, noise, and the
+// files scenario's targets.
+func (d *data) writeScenario(b *strings.Builder) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	h := "##"
+	if d.tls {
+		h = "###"
+		p("## TLS: HTTP/1.1 and HTTP/2 with h2load\n\n")
+		p("The tls scenario: the same files over HTTPS, keep-alive, measured with `h2load` (`--h1` for HTTP/1.1) on one thread. ")
+		p("jaws is `jaws-bare` here (`bench/peers -mode jaws -tls`): the example server has no TLS flag. ")
+		p("Its transfer path has no zero-copy: `sendfile` needs the plain TCP connection.\n\n")
+	}
 	if len(d.meta) > 0 {
 		for _, kv := range d.meta {
 			if kv[0] == "cachemax" {
@@ -47,27 +202,50 @@ func (d *data) writeFiles(b *strings.Builder) {
 		p("\n")
 	}
 	p("Each figure is the median of %d run(s); `±` is that cell's run-to-run spread, (max − min) / median. ", d.runs)
-	p("Ratios divide medians. \"jaws path\" is the transfer path jaws took for that size (from its `Stats`).\n\n")
+	p("Ratios divide medians. \"jaws path\" is the transfer path jaws took for that size (from its `Stats`).")
+	if d.hasClient() {
+		p(" \"(client-bound)\" marks a cell where the load generator used ≥ %.0f%% of its core (median of the runs): its figure tells how fast the client went, and the server may be faster; a ratio is marked `≥` when %s's cell was client-bound, `≤` when the peer's was, `~` when both were.", clientBound*100, d.subject())
+	}
+	if d.showsConns() {
+		p(" \"conns\" is the connections used, where a size used fewer than the level (large files, see `bench/README.md`).")
+	}
+	p("\n\n")
 
-	for _, mode := range d.modes {
-		p("## Requests per second, %s\n\n", modeTitle[mode])
-		d.rpsTable(b, mode)
+	for _, st := range d.setups {
+		p("%s Requests per second%s\n\n", h, titled(d.title(st)))
+		d.rpsTable(b, st)
 		p("\n")
 	}
-	p("## Throughput, MB/s of file bytes (10⁶ bytes/s, median)\n\n")
-	d.mbpsTable(b)
-	p("\n")
+	for _, g := range d.groups() {
+		p("%s Throughput, MB/s of file bytes (10⁶ bytes/s, median)%s\n\n", h, titled(d.title(g)))
+		d.mbpsTable(b, g)
+		p("\n")
+	}
 	if d.hasCPU() {
-		p("## Server CPU time per response, µs (median)\n\n")
-		p("The server's user and system time during a measurement over the responses wrk counted (clock ticks of 10 ms, so short runs of large files are coarse); it includes the kernel's work for the connection done in the server's system calls, not what the kernel counts as softirq time. It shows what a response costs rather than how fast it goes: where a server is busy all the time it is the inverse of requests/s; where it is not (large files, Connection: close), the difference shows how much time it spent waiting.\n\n")
-		d.cpuTable(b)
-		p("\n")
+		for i, g := range d.groups() {
+			p("%s Server CPU time per response, µs (median)%s\n\n", h, titled(d.title(g)))
+			if i == 0 {
+				p("The server's user and system time during a measurement over the responses the load generator counted (clock ticks of 10 ms, so short runs of large files are coarse); it includes the kernel's work for the connection done in the server's system calls, not what the kernel counts as softirq time. It shows what a response costs rather than how fast it goes: where a server is busy all the time it is the inverse of requests/s; where it is not (large files, Connection: close, a client-bound cell), the difference shows how much time it spent waiting. It remains a measure of the server where the client was the bottleneck, though a server that is not kept busy may spend more per response (fewer responses per wake-up).\n\n")
+			}
+			d.cpuTable(b, g)
+			p("\n")
+		}
+	}
+	if d.hasClient() {
+		for i, g := range d.groups() {
+			p("%s Load generator CPU, %% of its core (server core busy)%s\n\n", h, titled(d.title(g)))
+			if i == 0 {
+				p("The load generator's user and system time over its wall time (one thread, on CPU 1), and in parentheses how busy the server's core (CPU 0) was, from `/proc/stat`; medians of the runs. **Bold**: client-bound (≥ %.0f%%). A client-bound cell whose server core was well below 100%% measured the client.\n\n", clientBound*100)
+			}
+			d.clientTable(b, g)
+			p("\n")
+		}
 	}
 
-	p("## Noise\n\n")
+	p("%s Noise\n\n", h)
 	med, worst, where := d.noise()
-	p("Run-to-run spread over all %d cells: median %s, largest %s (%s, %s, %s).",
-		len(d.cells), pct(med), pct(worst), where.server, sizeLabel(d.bytes[where.size]), modeTitle[where.mode])
+	p("Run-to-run spread over all %d cells: median %s, largest %s (%s, %s%s).",
+		len(d.cells), pct(med), pct(worst), where.server, sizeLabel(d.bytes[where.size]), titled(d.title(where.st)))
 	p(" By server (median spread of its cells):")
 	for i, srv := range d.servers {
 		var sp []float64
@@ -98,35 +276,122 @@ func (d *data) writeFiles(b *strings.Builder) {
 		p("\nOther processes on the machine: %d of %d measurements were repeated because other processes used more than %.2f CPUs meanwhile; %d kept more than that after the retries; the most any kept measurement shared was %.2f CPUs.\n",
 			repeated, len(d.samples), d.quiet, disturbed, worstOther)
 	}
+	if d.hasClient() {
+		bound, n := 0, 0
+		for _, c := range d.cells {
+			if len(c.client) > 0 {
+				n++
+				if c.clientBound() {
+					bound++
+				}
+			}
+		}
+		p("\nClient-bound: %d of %d cells.\n", bound, n)
+	}
 	var bad []string
-	for _, size := range d.sizes {
-		for _, srv := range d.servers {
-			for _, mode := range d.modes {
-				if c := d.cell(size, srv, mode); c != nil && c.errors > 0 {
-					bad = append(bad, fmt.Sprintf("%s %s %s: %d", srv, sizeLabel(d.bytes[size]), modeTitle[mode], c.errors))
+	for _, st := range d.setups {
+		for _, size := range d.sizes {
+			for _, srv := range d.servers {
+				if c := d.cell(size, srv, st); c != nil && c.errors > 0 {
+					bad = append(bad, fmt.Sprintf("%s %s%s: %d", srv, sizeLabel(d.bytes[size]), titled(d.title(st)), c.errors))
 				}
 			}
 		}
 	}
 	if len(bad) > 0 {
-		p("\nwrk counted socket errors or non-2xx responses: %s.\n", strings.Join(bad, "; "))
+		p("\nThe load generator counted socket errors or non-2xx responses: %s.\n", strings.Join(bad, "; "))
 	}
 	p("\n")
 
-	p("## Targets\n\n")
-	d.targets(b)
-	p("\n")
+	if !d.tls {
+		p("## Targets\n\n")
+		d.targets(b)
+		p("\n")
+	}
 }
 
-func (d *data) rpsTable(b *strings.Builder, mode string) {
+// titled is ", " and t, or nothing for an empty t.
+func titled(t string) string {
+	if t == "" {
+		return ""
+	}
+	return ", " + t
+}
+
+func (d *data) hasClient() bool {
+	for _, c := range d.cells {
+		if len(c.client) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// showsConns reports whether a requests/s table has a "conns" column.
+func (d *data) showsConns() bool {
+	for _, st := range d.setups {
+		if d.connsDiffer(st) {
+			return true
+		}
+	}
+	return false
+}
+
+// connsDiffer reports whether some cell of a setup used fewer connections
+// than its level, or, in older results without levels, whether its sizes
+// used different counts: then its table has a "conns" column.
+func (d *data) connsDiffer(st setup) bool {
+	seen := 0
+	for k, c := range d.cells {
+		if k.st != st || c.conns == 0 {
+			continue
+		}
+		if st.level > 0 && c.conns != st.level {
+			return true
+		}
+		if seen != 0 && c.conns != seen {
+			return true
+		}
+		seen = c.conns
+	}
+	return false
+}
+
+// measured reports whether any server was measured at size in setup st.
+func (d *data) measured(size string, st setup) bool {
+	for _, srv := range d.servers {
+		if d.cell(size, srv, st) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// connsOf is the connections a size was measured with in a setup.
+func (d *data) connsOf(size string, st setup) int {
+	n := 0
+	for _, srv := range d.servers {
+		if c := d.cell(size, srv, st); c != nil {
+			n = max(n, c.conns)
+		}
+	}
+	return n
+}
+
+func (d *data) rpsTable(b *strings.Builder, st setup) {
+	subj := d.subject()
+	conns := d.connsDiffer(st)
 	head := []string{"size", "jaws path"}
+	if conns {
+		head = append(head, "conns")
+	}
 	head = append(head, d.servers...)
 	var ratios []string
-	if d.has("jaws") {
+	if d.has(subj) {
 		for _, peer := range peers {
 			if d.has(peer) {
 				ratios = append(ratios, peer)
-				head = append(head, "jaws/"+peer)
+				head = append(head, subj+"/"+peer)
 			}
 		}
 	}
@@ -137,33 +402,68 @@ func (d *data) rpsTable(b *strings.Builder, mode string) {
 	}
 	row(b, align)
 	for _, size := range d.sizes {
-		cols := []string{sizeLabel(d.bytes[size]), d.pathOf(size)}
+		if !d.measured(size, st) {
+			continue
+		}
+		cols := []string{sizeLabel(d.bytes[size]), d.pathOf(size, st.proto)}
+		if conns {
+			cols = append(cols, fmt.Sprint(d.connsOf(size, st)))
+		}
 		for _, srv := range d.servers {
-			c := d.cell(size, srv, mode)
+			c := d.cell(size, srv, st)
 			if c == nil {
 				cols = append(cols, "")
 				continue
 			}
-			cols = append(cols, fmt.Sprintf("%s ±%s", rate(c.median()), pct(c.spread())))
+			v := fmt.Sprintf("%s ±%s", rate(c.median()), pct(c.spread()))
+			if c.clientBound() {
+				v += " (client-bound)"
+			}
+			cols = append(cols, v)
 		}
 		for _, peer := range ratios {
-			cols = append(cols, ratio(d.ratio(size, peer, mode)))
+			cols = append(cols, d.ratioCell(size, subj, peer, st))
 		}
 		row(b, cols)
 	}
 }
 
-func (d *data) mbpsTable(b *strings.Builder) {
-	d.serverTable(b, func(c *cell, bytes int64) string {
+// ratioCell is server's median over peer's, marked by which of the two was
+// client-bound: "≥" server's (it may be faster), "≤" peer's, "~" both.
+func (d *data) ratioCell(size, server, peer string, st setup) string {
+	r := d.ratioOf(server, size, peer, st)
+	if math.IsNaN(r) {
+		return "-"
+	}
+	s, o := d.cell(size, server, st).clientBound(), d.cell(size, peer, st).clientBound()
+	switch {
+	case s && o:
+		return "~" + ratio(r)
+	case s:
+		return "≥" + ratio(r)
+	case o:
+		return "≤" + ratio(r)
+	}
+	return ratio(r)
+}
+
+func (d *data) mbpsTable(b *strings.Builder, g setup) {
+	d.serverTable(b, g, func(c *cell, bytes int64) string {
 		return throughput(c.mbps(bytes))
 	})
 }
 
-// serverTable writes one column per mode and server, a row per size, each
-// cell formatted by value (empty where there is no measurement).
-func (d *data) serverTable(b *strings.Builder, value func(c *cell, bytes int64) string) {
+// serverTable writes one column per mode and server of a group, a row per
+// size, each cell formatted by value (empty where there is no measurement).
+func (d *data) serverTable(b *strings.Builder, g setup, value func(c *cell, bytes int64) string) {
+	var modes []string
+	for _, st := range d.setups {
+		if st.group() == g {
+			modes = append(modes, st.mode)
+		}
+	}
 	head := []string{"size"}
-	for _, mode := range d.modes {
+	for _, mode := range modes {
 		for _, srv := range d.servers {
 			head = append(head, fmt.Sprintf("%s (%s)", srv, modeShort(mode)))
 		}
@@ -175,11 +475,16 @@ func (d *data) serverTable(b *strings.Builder, value func(c *cell, bytes int64) 
 	}
 	row(b, align)
 	for _, size := range d.sizes {
+		if !slices.ContainsFunc(modes, func(m string) bool { st := g; st.mode = m; return d.measured(size, st) }) {
+			continue
+		}
 		cols := []string{sizeLabel(d.bytes[size])}
-		for _, mode := range d.modes {
+		for _, mode := range modes {
+			st := g
+			st.mode = mode
 			for _, srv := range d.servers {
 				v := ""
-				if c := d.cell(size, srv, mode); c != nil {
+				if c := d.cell(size, srv, st); c != nil {
 					v = value(c, d.bytes[size])
 				}
 				cols = append(cols, v)
@@ -198,14 +503,31 @@ func (d *data) hasCPU() bool {
 	return false
 }
 
-// cpuTable shows the server CPU time per response, with stdlib's and the
-// ceiling's over jaws's (how many times more CPU they spend per response).
-func (d *data) cpuTable(b *strings.Builder) {
-	d.serverTable(b, func(c *cell, _ int64) string {
+// cpuTable shows the server CPU time per response.
+func (d *data) cpuTable(b *strings.Builder, g setup) {
+	d.serverTable(b, g, func(c *cell, _ int64) string {
 		if len(c.cpuUS) == 0 {
 			return ""
 		}
 		return micros(median(c.cpuUS))
+	})
+}
+
+// clientTable shows the load generator's CPU share, bold where
+// client-bound, with the server core's busy share.
+func (d *data) clientTable(b *strings.Builder, g setup) {
+	d.serverTable(b, g, func(c *cell, _ int64) string {
+		if len(c.client) == 0 {
+			return ""
+		}
+		v := pct(median(c.client))
+		if c.clientBound() {
+			v = "**" + v + "**"
+		}
+		if len(c.core) > 0 {
+			v += " (" + pct(median(c.core)) + ")"
+		}
+		return v
 	})
 }
 
@@ -216,12 +538,18 @@ func micros(v float64) string {
 	return fmt.Sprintf("%.1f", v)
 }
 
-// targets checks the targets of the benchmark's issue.
+// targets checks the targets of the benchmark's issue at the primary setup
+// (plain HTTP/1.1, keep-alive, 32 connections, loopback), and, for "slower
+// than stdlib beyond noise", at every setup.
 func (d *data) targets(b *strings.Builder) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	if !d.has("jaws") {
+	prim, ok := d.primary()
+	if !d.has("jaws") || !ok {
 		p("No jaws measurements.\n")
 		return
+	}
+	if prim.level > 0 || len(d.nets) > 1 {
+		p("At %s.\n\n", d.title(prim))
 	}
 	bare := d.has("jaws-bare")
 	targetsHeader(b, bare)
@@ -229,13 +557,17 @@ func (d *data) targets(b *strings.Builder) {
 		if !d.has(peer) || d.bytes[size] == 0 {
 			return
 		}
-		r := d.ratio(size, peer, "keepalive")
+		r := d.ratio(size, peer, prim)
 		if math.IsNaN(r) {
 			return
 		}
-		cols := []string{target, fmt.Sprintf("%.3f×", r), yes(r >= want)}
+		measured := fmt.Sprintf("%.3f×", r)
+		if m := d.boundNote(size, "jaws", peer, prim); m != "" {
+			measured += " (" + m + ")"
+		}
+		cols := []string{target, measured, yes(r >= want)}
 		if bare {
-			rb := d.ratioOf("jaws-bare", size, peer, "keepalive")
+			rb := d.ratioOf("jaws-bare", size, peer, prim)
 			cols = append(cols, fmt.Sprintf("%.3f× (%s)", rb, yesNo(rb >= want)))
 		}
 		row(b, cols)
@@ -250,22 +582,30 @@ func (d *data) targets(b *strings.Builder) {
 		// Slower beyond noise: every run of jaws below every run of
 		// stdlib, so the ranges do not overlap.
 		worst, at, beyond := math.Inf(1), key{}, []string{}
-		for _, size := range d.sizes {
-			for _, mode := range d.modes {
-				j, s := d.cell(size, "jaws", mode), d.cell(size, "stdlib", mode)
+		for _, st := range d.setups {
+			for _, size := range d.sizes {
+				j, s := d.cell(size, "jaws", st), d.cell(size, "stdlib", st)
 				if j == nil || s == nil {
 					continue
 				}
 				r := j.median() / s.median()
 				if r < worst {
-					worst, at = r, key{size: size, mode: mode}
+					worst, at = r, key{size: size, st: st}
 				}
 				if j.rps[len(j.rps)-1] < s.rps[0] {
-					beyond = append(beyond, fmt.Sprintf("%s %s %s", sizeLabel(d.bytes[size]), modeTitle[mode], ratio(r)))
+					t := d.title(st)
+					if strings.Contains(t, ", ") {
+						t = "(" + t + ")"
+					}
+					e := strings.Join([]string{sizeLabel(d.bytes[size]), t, ratio(r)}, " ")
+					if m := d.boundNote(size, "jaws", "stdlib", st); m != "" {
+						e += " (" + m + ")"
+					}
+					beyond = append(beyond, e)
 				}
 			}
 		}
-		measured := fmt.Sprintf("lowest jaws/stdlib: %s (%s, %s)", ratio(worst), sizeLabel(d.bytes[at.size]), modeTitle[at.mode])
+		measured := fmt.Sprintf("lowest jaws/stdlib: %s (%s%s)", ratio(worst), sizeLabel(d.bytes[at.size]), titled(d.title(at.st)))
 		if len(beyond) > 0 {
 			measured += "; slower in every run at " + strings.Join(beyond, ", ")
 		}
@@ -275,6 +615,21 @@ func (d *data) targets(b *strings.Builder) {
 		}
 		row(b, cols)
 	}
+}
+
+// boundNote says which of two cells was client-bound, or "".
+func (d *data) boundNote(size, a, b string, st setup) string {
+	ca, cb := d.cell(size, a, st), d.cell(size, b, st)
+	x, y := ca != nil && ca.clientBound(), cb != nil && cb.clientBound()
+	switch {
+	case x && y:
+		return "both client-bound"
+	case x:
+		return a + " client-bound"
+	case y:
+		return b + " client-bound"
+	}
+	return ""
 }
 
 // has reports whether server was measured.
@@ -298,19 +653,19 @@ func (d *data) sizeOf(n int64) string {
 }
 
 // ratio is jaws's median over peer's, NaN when either is missing.
-func (d *data) ratio(size, peer, mode string) float64 { return d.ratioOf("jaws", size, peer, mode) }
+func (d *data) ratio(size, peer string, st setup) float64 { return d.ratioOf("jaws", size, peer, st) }
 
 // ratioOf is server's median over peer's.
-func (d *data) ratioOf(server, size, peer, mode string) float64 {
-	j, o := d.cell(size, server, mode), d.cell(size, peer, mode)
+func (d *data) ratioOf(server, size, peer string, st setup) float64 {
+	j, o := d.cell(size, server, st), d.cell(size, peer, st)
 	if j == nil || o == nil {
 		return math.NaN()
 	}
 	return j.median() / o.median()
 }
 
-func (d *data) pathOf(size string) string {
-	if p := d.paths[size]; p != "" {
+func (d *data) pathOf(size, proto string) string {
+	if p := d.paths[pathKey(size, proto)]; p != "" {
 		return p
 	}
 	return "?"

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -225,6 +226,201 @@ func wellFormed(t *testing.T, name, doc string) {
 		}
 		if err != nil {
 			t.Fatalf("%s is not well-formed XML: %v", name, err)
+		}
+	}
+}
+
+// testdata/axes holds one run of the axes added for issue 16: connection
+// levels 32 and 1000 (1 MiB at 1000 used 256 connections), loopback and
+// veth, the load generator's CPU share, and the tls scenario (tls.csv:
+// HTTP/1.1 and HTTP/2 over TLS from jaws-bare, stdlib and nginx).
+func TestReportAxes(t *testing.T) {
+	out := t.TempDir()
+	if err := run("testdata/axes", out); err != nil {
+		t.Fatal(err)
+	}
+	md := read(t, filepath.Join(out, "results.md"))
+	for _, want := range []string{
+		"## Requests per second, loopback, 32 connections, keep-alive",
+		"## Requests per second, loopback, 1000 connections, keep-alive",
+		"## Requests per second, veth, 32 connections, keep-alive",
+		// No conns column where every size used the level; one where 1 MiB
+		// used fewer.
+		"| size | jaws path | jaws | stdlib | ceiling | nginx | jaws/stdlib | jaws/ceiling | jaws/nginx |",
+		"| size | jaws path | conns | jaws | stdlib | ceiling | nginx | jaws/stdlib | jaws/ceiling | jaws/nginx |",
+		// nginx's client used 98% of its core: the ratio is an upper bound.
+		"| 1 KiB | memory | 50.0k ±0% | 25.0k ±0% | 60.0k ±0% | 75.0k ±0% (client-bound) | 2.00× | 0.83× | ≤0.67× |",
+		// 94.6% counts as 95% (ceiling), 94.4% does not (nginx).
+		"| 1 MiB | zerocopy | 1.0k ±0% (client-bound) | 500 ±0% (client-bound) | 1.2k ±0% (client-bound) | 1.1k ±0% | ~2.00× | ~0.83× | ≥0.91× |",
+		"| 1 MiB | zerocopy | 256 | 900 ±0% (client-bound) | 600 ±0% | 1.0k ±0% | 750 ±0% | ≥1.50× | ≥0.90× | ≥1.20× |",
+		"## Server CPU time per response, µs (median), loopback, 32 connections",
+		"| 1 KiB | 20.0 | 40.0 | 16.7 | 10.0 |",
+		"## Load generator CPU, % of its core (server core busy), loopback, 32 connections",
+		"| 1 KiB | 80% (100%) | 50% (99%) | 90% (100%) | **98%** (80%) |",
+		"| 1 MiB | **99%** (30%) | **100%** (20%) | **95%** (36%) | 94% (22%) |",
+		"Client-bound: 6 of 20 cells.",
+		"At loopback, 32 connections, keep-alive.",
+		"| 1 KiB keep-alive: jaws ≥ 2.0× stdlib | 2.000× | yes |",
+		"lowest jaws/stdlib: 1.50× (1 MiB, loopback, 1000 connections, keep-alive)",
+		// The tls scenario, with jaws-bare's ratios.
+		"## TLS: HTTP/1.1 and HTTP/2 with h2load",
+		"- h2load: nghttp2/1.52.0",
+		"### Requests per second, HTTP/1.1 over TLS, 32 connections, keep-alive",
+		"| size | jaws path | jaws-bare | stdlib | nginx | jaws-bare/stdlib | jaws-bare/nginx |",
+		"| 1 KiB | memory | 30.0k ±0% (client-bound) | 20.0k ±0% | 31.0k ±0% (client-bound) | ≥1.50× | ~0.97× |",
+		"### Requests per second, HTTP/2 over TLS, 1000 connections, keep-alive",
+		"| 1 KiB | memory | 10.0k ±0% | 8.0k ±0% | 30.0k ±0% | 1.25× | 0.33× |",
+		"### Server CPU time per response, µs (median), HTTP/2 over TLS, 32 connections",
+		"| 1 KiB | 50.0 | 83.3 | 20.0 |",
+		"Client-bound: 3 of 12 cells.",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("results.md lacks %q", want)
+		}
+	}
+	if strings.Contains(md, "|  |  |") {
+		t.Error("results.md has a row for a size not measured in its setup")
+	}
+	if i, j, k := strings.Index(md, "## Summary"), strings.Index(md, "\n## Targets"), strings.Index(md, "## TLS"); i < 0 || j < i || k < j {
+		t.Error("results.md is not summary, files scenario, tls scenario")
+	}
+
+	// The summary: the first path, every level of plain HTTP, TLS at 32
+	// connections only.
+	sum := read(t, filepath.Join(out, "summary.md"))
+	for _, want := range []string{
+		"| size | HTTP/1.1, 32 connections | HTTP/1.1, 1000 connections | HTTP/1.1 over TLS, 32 connections | HTTP/2 over TLS, 32 connections |",
+		"| 1 KiB | 2.00× / 0.83× / ≤0.67× | 2.00× / 0.80× / ≤0.57× | ≥1.50× / - / ~0.97× | 1.67× / - / ≤0.50× |",
+		"jaws ÷ stdlib / ceiling / nginx",
+		"Over loopback; Connection: close, the other path (veth), TLS at the other connection levels,",
+	} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary.md lacks %q", want)
+		}
+	}
+	if !strings.Contains(md, sum) {
+		t.Error("results.md does not hold summary.md")
+	}
+
+	// The charts: a panel per level over loopback and one per TLS
+	// protocol at 32 connections; hollow points where client-bound.
+	for _, name := range []string{"throughput.svg", "requests.svg"} {
+		svg := read(t, filepath.Join(out, name))
+		wellFormed(t, name, svg)
+		for _, want := range []string{
+			">loopback, 32 connections, keep-alive<", ">loopback, 1000 connections, keep-alive<",
+			">HTTP/1.1 over TLS, 32 connections, keep-alive<", ">HTTP/2 over TLS, 32 connections, keep-alive<",
+			"<title>jaws-bare 1 KiB HTTP/2 over TLS, 32 connections, keep-alive: ", " (client-bound)</title>", `fill="#fff" stroke="#9467bd"`,
+		} {
+			if !strings.Contains(svg, want) {
+				t.Errorf("%s lacks %q", name, want)
+			}
+		}
+		for _, unwanted := range []string{">veth, ", "over TLS, 1000 connections"} {
+			if strings.Contains(svg, unwanted) {
+				t.Errorf("%s has %q", name, unwanted)
+			}
+		}
+	}
+	svg := read(t, filepath.Join(out, "requests.svg"))
+	for _, want := range []string{
+		"nginx 1 KiB loopback, 32 connections, keep-alive: 75k requests/s (client-bound)",
+		"jaws-bare 1 KiB HTTP/1.1 over TLS, 32 connections, keep-alive: 30k requests/s (client-bound)",
+		"jaws 1 KiB loopback, 32 connections, keep-alive: 50k requests/s</title>",
+	} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("requests.svg lacks %q", want)
+		}
+	}
+}
+
+// The tls scenario alone (bench/run.sh -scenarios tls): its section, the
+// summary and the charts, no targets.
+func TestReportTLSOnly(t *testing.T) {
+	raw, out := t.TempDir(), t.TempDir()
+	for _, name := range []string{"tls.csv", "tls-paths.csv", "tls-meta.txt"} {
+		b, err := os.ReadFile(filepath.Join("testdata/axes", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(raw, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := run(raw, out); err != nil {
+		t.Fatal(err)
+	}
+	md := read(t, filepath.Join(out, "results.md"))
+	for _, want := range []string{"## Summary", "| size | HTTP/1.1 over TLS, 32 connections | HTTP/2 over TLS, 32 connections |", "## TLS", "## Charts"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("results.md lacks %q", want)
+		}
+	}
+	if strings.Contains(md, "## Targets") {
+		t.Error("results.md has targets without the files scenario")
+	}
+	wellFormed(t, "throughput.svg", read(t, filepath.Join(out, "throughput.svg")))
+}
+
+// Columns added with the axes are optional: results from before them read
+// as plain HTTP/1.1 over loopback at an unknown level, the client unknown;
+// tls.csv's proto and the client columns are read.
+func TestParseResultsAxes(t *testing.T) {
+	old, err := parseResults(strings.NewReader("run,size,bytes,server,mode,conns,rps\n1,1K,1024,jaws,keepalive,32,100\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := old[0]; s.st != (setup{net: "loopback", mode: "keepalive"}) || s.conns != 32 || !math.IsNaN(s.client) || !math.IsNaN(s.core) {
+		t.Errorf("old row: %+v", s)
+	}
+	in := "run,size,bytes,server,proto,mode,conns_level,conns,rps,client_cpu_s,client_wall_s,server_core_busy,net\n" +
+		"1,1M,1048576,nginx,h2,keepalive,1000,256,100,1.9,2,0.5,veth\n"
+	s, err := parseResults(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s[0].st, (setup{proto: "h2", net: "veth", level: 1000, mode: "keepalive"}); got != want {
+		t.Errorf("setup %+v, want %+v", got, want)
+	}
+	if s[0].conns != 256 || s[0].client != 0.95 || s[0].core != 0.5 {
+		t.Errorf("row: %+v", s[0])
+	}
+	if _, err := parseResults(strings.NewReader("run,size,bytes,server,mode,rps,client_cpu_s,client_wall_s\n1,1K,1024,jaws,keepalive,100,x,2\n")); err == nil {
+		t.Error("no error for a client CPU that is not a number")
+	}
+}
+
+func TestClientBound(t *testing.T) {
+	for _, c := range []struct {
+		shares []float64
+		want   bool
+	}{
+		{nil, false},
+		{[]float64{0.944}, false},
+		{[]float64{0.946}, true},
+		{[]float64{0.5, 0.96, 0.97}, true}, // the median
+		{[]float64{0.5, 0.6, 0.99}, false},
+	} {
+		if got := (&cell{client: c.shares}).clientBound(); got != c.want {
+			t.Errorf("clientBound(%v) = %v, want %v", c.shares, got, c.want)
+		}
+	}
+}
+
+// A compress case whose wrk used ≥ 95% of its core is marked.
+func TestCompressClientBound(t *testing.T) {
+	in := "run,file,bytes,server,encoding,rps,client_cpu_s,client_wall_s,server_core_busy\n" +
+		"1,app.js,65536,jaws,gzip,30000,1.98,2,0.7\n" +
+		"1,app.js,65536,chi-compress,gzip,2000,0.2,2,1\n"
+	c, err := parseCompress(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	writeCompress(&b, c)
+	for _, want := range []string{"| `jaws` | gzip | 30.0k ±0% (client-bound) |", "| `chi-compress` | gzip | 2.0k ±0% |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("compression section lacks %q", want)
 		}
 	}
 }

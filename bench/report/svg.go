@@ -41,6 +41,7 @@ var serverStyle = map[string]struct {
 
 const (
 	panelW, panelH         = 480, 400
+	panelHMany             = 320 // with more than two rows of panels
 	marginL, marginR       = 64, 16
 	marginT, marginB       = 34, 46
 	headerH                = 58
@@ -50,41 +51,110 @@ const (
 	markerColor, textColor = "#ff7f0e", "#222"
 )
 
-// writeSVG draws m against file size, one panel per connection mode, one
-// line per server (the median, with a bar from the slowest to the fastest
-// run), with jaws's CacheMaxFileSize marked.
+// A panel is one setup of the files or the tls scenario, at a place in the
+// chart's grid of two columns.
+type panel struct {
+	d        *data
+	st       setup
+	row, col int
+}
+
+// panels lays out the setups the summary shows, over the first path: the
+// files scenario a row per connection level, a column per mode; the tls
+// scenario one row at its primary level, a column per protocol. The other
+// path and TLS's other levels are in results.md's tables only, so that the
+// chart stays readable.
+func (d *data) panels() (out []panel, rows int) {
+	for _, x := range []*data{d, d.tlsData} {
+		if x == nil || len(x.samples) == 0 {
+			continue
+		}
+		level := 0
+		if prim, ok := x.primaryOf(x.setups[0].proto); ok {
+			level = prim.level
+		}
+		rowOf := map[setup]int{}
+		for _, st := range x.setups {
+			if st.net != x.nets[0] || (x.tls && st.level != level) {
+				continue
+			}
+			r, col := st.group(), rank(modeOrder, st.mode)
+			if x.tls {
+				r.proto, col = "", rank(protoOrder[1:], st.proto)
+			}
+			n, ok := rowOf[r]
+			if !ok {
+				n = rows
+				rowOf[r] = n
+				rows++
+			}
+			out = append(out, panel{x, st, n, min(col, 1)})
+		}
+	}
+	return out, rows
+}
+
+// writeSVG draws m against file size, one panel per setup, one line per
+// server (the median, with a bar from the slowest to the fastest run; a
+// hollow point where the load generator was client-bound), with jaws's
+// CacheMaxFileSize marked.
 func writeSVG(w io.Writer, d *data, m metric) error {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
-	height := headerH + panelH
+	panels, rows := d.panels()
+	ph := panelH
+	if rows > 2 {
+		ph = panelHMany
+	}
+	height := headerH + rows*ph
 	p(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="%s" font-size="12" fill="%s">`+"\n",
 		chartW, height, chartW, height, fontFamily, textColor)
 	p(`<rect width="100%%" height="100%%" fill="#fff"/>` + "\n")
 	p(`<text x="%d" y="20" font-size="15" font-weight="bold">jaws load benchmark: %s (%s) against file size</text>`+"\n",
 		marginL, esc(strings.ToLower(m.title[:1])+m.title[1:]), esc(m.unit))
-	p(`<text x="%d" y="38" font-size="11" fill="#555">median of %d run(s), bar from slowest to fastest run; server on 1 CPU, wrk on the other; log scales</text>`+"\n",
-		marginL, d.runs)
+	runs := max(d.runs, d.tlsRuns())
+	p(`<text x="%d" y="38" font-size="11" fill="#555">median of %d run(s), bar from slowest to fastest run, hollow where the client was the bottleneck; server on 1 CPU, load generator on the other; log scales</text>`+"\n",
+		marginL, runs)
 
-	// Legend.
+	// Legend: every server of either scenario.
+	set := map[string]bool{}
+	var cachemax int64
+	for _, pn := range panels {
+		for _, srv := range pn.d.servers {
+			set[srv] = true
+		}
+		cachemax = max(cachemax, pn.d.cachemax)
+	}
+	servers := ordered(serverOrder, set)
 	x := float64(marginL)
-	for _, srv := range d.servers {
+	for _, srv := range servers {
 		st := style(srv)
 		p(`<line x1="%.1f" y1="50" x2="%.1f" y2="50" stroke="%s" stroke-width="%.1f"%s/>`, x, x+22, st.color, st.width, dashAttr(st.dash))
 		p(`<text x="%.1f" y="54">%s</text>`+"\n", x+27, esc(srv))
 		x += 27 + 6.8*float64(len(srv)) + 18
 	}
-	if d.cachemax > 0 {
+	if cachemax > 0 {
 		p(`<line x1="%.1f" y1="44" x2="%.1f" y2="56" stroke="%s" stroke-width="1.5" stroke-dasharray="4,3"/>`, x, x, markerColor)
 		p(`<text x="%.1f" y="54">jaws CacheMaxFileSize (memory | file)</text>`+"\n", x+6)
 	}
 
-	// One y scale for both panels, so they compare.
+	// One y scale for all panels, so they compare; one x scale for all sizes.
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for k, c := range d.cells {
-		for _, v := range []float64{c.rps[0], c.rps[len(c.rps)-1]} {
-			y := m.value(c, d.bytes[k.size], v)
-			if y > 0 {
-				lo, hi = math.Min(lo, y), math.Max(hi, y)
+	xlo, xhi := math.Inf(1), math.Inf(-1)
+	for _, pn := range panels {
+		for _, size := range pn.d.sizes {
+			n := float64(pn.d.bytes[size])
+			xlo, xhi = math.Min(xlo, math.Log10(n)), math.Max(xhi, math.Log10(n))
+			for _, srv := range pn.d.servers {
+				c := pn.d.cell(size, srv, pn.st)
+				if c == nil {
+					continue
+				}
+				for _, v := range []float64{c.rps[0], c.rps[len(c.rps)-1]} {
+					if y := m.value(c, pn.d.bytes[size], v); y > 0 {
+						lo, hi = math.Min(lo, y), math.Max(hi, y)
+					}
+				}
 			}
 		}
 	}
@@ -95,23 +165,23 @@ func writeSVG(w io.Writer, d *data, m metric) error {
 	if yhi <= ylo {
 		yhi = ylo + 1
 	}
-	xlo := math.Log10(float64(d.bytes[d.sizes[0]]))
-	xhi := math.Log10(float64(d.bytes[d.sizes[len(d.sizes)-1]]))
 	if xhi == xlo {
 		xlo, xhi = xlo-1, xhi+1
 	}
 	pad := (xhi - xlo) * 0.04
 	xlo, xhi = xlo-pad, xhi+pad
 
-	for i, mode := range d.modes {
-		ox := float64(i * panelW)
+	for _, pn := range panels {
+		pd := pn.d
+		ox, oy := float64(pn.col*panelW), float64(headerH+pn.row*ph)
 		left, right := ox+marginL, ox+panelW-marginR
-		top, bottom := float64(headerH+marginT), float64(headerH+panelH-marginB)
+		top, bottom := oy+marginT, oy+float64(ph)-marginB
 		px := func(bytes float64) float64 { return left + (math.Log10(bytes)-xlo)/(xhi-xlo)*(right-left) }
 		py := func(v float64) float64 { return bottom - (math.Log10(v)-ylo)/(yhi-ylo)*(bottom-top) }
+		title := pd.title(pn.st)
 
 		p(`<g>` + "\n")
-		p(`<text x="%.1f" y="%.1f" font-size="13" font-weight="bold">%s</text>`+"\n", left, top-12, esc(modeTitle[mode]))
+		p(`<text x="%.1f" y="%.1f" font-size="13" font-weight="bold">%s</text>`+"\n", left, top-12, esc(title))
 		// Grid and y labels: 1, 2, 5 in each decade.
 		for e := math.Floor(ylo); e <= yhi; e++ {
 			for _, f := range []float64{1, 2, 5} {
@@ -125,41 +195,44 @@ func writeSVG(w io.Writer, d *data, m metric) error {
 			}
 		}
 		// x ticks at the measured sizes.
-		for _, size := range d.sizes {
-			xx := px(float64(d.bytes[size]))
+		for _, size := range pd.sizes {
+			xx := px(float64(pd.bytes[size]))
 			p(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`, xx, top, xx, bottom, gridColor)
-			p(`<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11">%s</text>`+"\n", xx, bottom+15, esc(sizeLabel(d.bytes[size])))
+			p(`<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11">%s</text>`+"\n", xx, bottom+15, esc(sizeLabel(pd.bytes[size])))
 		}
 		p(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="%s"/>`+"\n", left, top, right-left, bottom-top, axisColor)
 		p(`<text x="%.1f" y="%.1f" text-anchor="middle">file size</text>`+"\n", (left+right)/2, bottom+33)
 		p(`<text transform="translate(%.1f %.1f) rotate(-90)" text-anchor="middle">%s</text>`+"\n", ox+15, (top+bottom)/2, esc(m.unit))
 
 		// The crossover.
-		if cm := float64(d.cachemax); cm > 0 && math.Log10(cm) > xlo && math.Log10(cm) < xhi {
+		if cm := float64(cachemax); cm > 0 && math.Log10(cm) > xlo && math.Log10(cm) < xhi {
 			xx := px(cm)
 			p(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1.5" stroke-dasharray="4,3"/>`+"\n", xx, top, xx, bottom, markerColor)
 			p(`<text x="%.1f" y="%.1f" text-anchor="end" font-size="10" fill="%s">memory ←</text>`, xx-4, bottom-6, markerColor)
 			p(`<text x="%.1f" y="%.1f" font-size="10" fill="%s">→ file</text>`+"\n", xx+4, bottom-6, markerColor)
-			p(`<text x="%.1f" y="%.1f" font-size="10" fill="%s">CacheMaxFileSize %s</text>`+"\n", xx+4, top+12, markerColor, esc(sizeLabel(d.cachemax)))
+			p(`<text x="%.1f" y="%.1f" font-size="10" fill="%s">CacheMaxFileSize %s</text>`+"\n", xx+4, top+12, markerColor, esc(sizeLabel(cachemax)))
 		}
 
 		// The servers, jaws last so it is drawn on top.
-		order := append([]string{}, d.servers...)
-		for j, srv := range order {
-			if srv == "jaws" {
-				order = append(append(order[:j:j], order[j+1:]...), "jaws")
-				break
+		order := append([]string{}, pd.servers...)
+		for _, lead := range []string{"jaws-bare", "jaws"} {
+			for j, srv := range order {
+				if srv == lead {
+					order = append(append(order[:j:j], order[j+1:]...), lead)
+					break
+				}
 			}
 		}
 		for _, srv := range order {
 			st := style(srv)
-			var pts []string
-			for _, size := range d.sizes {
-				c := d.cell(size, srv, mode)
+			var pts, marks []string
+			q := func(format string, a ...any) { marks = append(marks, fmt.Sprintf(format, a...)) }
+			for _, size := range pd.sizes {
+				c := pd.cell(size, srv, pn.st)
 				if c == nil {
 					continue
 				}
-				n := d.bytes[size]
+				n := pd.bytes[size]
 				v := m.value(c, n, c.median())
 				if v <= 0 {
 					continue
@@ -168,15 +241,21 @@ func writeSVG(w io.Writer, d *data, m metric) error {
 				pts = append(pts, fmt.Sprintf("%.1f,%.1f", xx, py(v)))
 				vlo, vhi := m.value(c, n, c.rps[0]), m.value(c, n, c.rps[len(c.rps)-1])
 				if vlo > 0 && vhi > vlo {
-					p(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1"/>`, xx, py(vlo), xx, py(vhi), st.color)
+					q(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1"/>`, xx, py(vlo), xx, py(vhi), st.color)
 				}
-				p(`<circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s"><title>%s %s %s: %s</title></circle>`+"\n",
-					xx, py(v), 1.2+st.width/1.5, st.color, esc(srv), esc(sizeLabel(n)), esc(modeTitle[mode]), esc(short(v)+" "+m.unit))
+				paint, note := fmt.Sprintf(`fill="%s"`, st.color), ""
+				if c.clientBound() {
+					paint, note = fmt.Sprintf(`fill="#fff" stroke="%s" stroke-width="1.5"`, st.color), " (client-bound)"
+				}
+				q(`<circle cx="%.1f" cy="%.1f" r="%.1f" %s><title>%s %s %s: %s%s</title></circle>`+"\n",
+					xx, py(v), 1.2+st.width/1.5, paint, esc(srv), esc(sizeLabel(n)), esc(title), esc(short(v)+" "+m.unit), note)
 			}
+			// The line first, so that the points (hollow ones too) are on it.
 			if len(pts) > 1 {
 				p(`<polyline class="%s" points="%s" fill="none" stroke="%s" stroke-width="%.1f"%s/>`+"\n",
 					esc(srv), strings.Join(pts, " "), st.color, st.width, dashAttr(st.dash))
 			}
+			p("%s", strings.Join(marks, ""))
 		}
 		p(`</g>` + "\n")
 	}
