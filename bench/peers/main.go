@@ -18,7 +18,8 @@
 //
 // "jaws" serves with the jaws handler straight from the http.Server, without
 // the example's chi router, to tell the handler's cost from the router's;
-// -revalidate sets its Options.Revalidate; -stats ADDR serves its counters
+// -revalidate sets its Options.Revalidate and -transfer its Options.Transfer
+// (auto, zerocopy, fallback); -stats ADDR serves its counters
 // (jaws.Stats, as JSON) at /debug/jaws on a listener of their own, so the
 // served handler stays the bare jaws handler. -cpuprofile writes a CPU
 // profile of the whole run, for any mode.
@@ -78,6 +79,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "`host:port` to listen on; port 0 picks a free port")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to `file`")
 	flag.DurationVar(&revalidate, "revalidate", 0, "jaws's Options.Revalidate, for -mode jaws")
+	flag.StringVar(&transfer, "transfer", "auto", "jaws's Options.Transfer, for -mode jaws: `auto`, zerocopy or fallback")
 	flag.StringVar(&statsAddr, "stats", "", "for -mode jaws: serve jaws.Stats as JSON at /debug/jaws on `host:port`")
 	flag.StringVar(&tlsFiles, "tls", "", "serve HTTPS (HTTP/1.1 and HTTP/2) with the certificate and key in `CERT,KEY` (PEM files)")
 	gencert := flag.String("gencert", "", "write a self-signed ECDSA P-256 certificate and key to `DIR`/cert.pem and DIR/key.pem, and exit")
@@ -158,6 +160,7 @@ func run(mode, root, addr string) error {
 
 var (
 	revalidate time.Duration
+	transfer   string
 	statsAddr  string
 	tlsFiles   string
 )
@@ -204,7 +207,11 @@ func handler(mode, root string) (http.Handler, error) {
 	case "stdlib":
 		return http.FileServer(http.Dir(root)), nil
 	case "jaws":
-		return jaws.New(root, jaws.Options{Revalidate: revalidate})
+		t, ok := map[string]jaws.Transfer{"auto": jaws.TransferAuto, "zerocopy": jaws.TransferZeroCopy, "fallback": jaws.TransferFallback}[transfer]
+		if !ok {
+			return nil, fmt.Errorf("unknown -transfer %q", transfer)
+		}
+		return jaws.New(root, jaws.Options{Revalidate: revalidate, Transfer: t})
 	case "chi-compress":
 		return middleware.Compress(5)(http.FileServer(http.Dir(root))), nil
 	case "ceiling", "ceiling-min":
