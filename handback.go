@@ -64,7 +64,7 @@ const peekSize = 4 << 10
 
 // handBack gives conn back to srv; br holds what net/http had read from it
 // past the request just answered.
-func (h *Handler) handBack(srv *http.Server, conn net.Conn, br *bufio.Reader) {
+func (h *Handler) handBack(srv *http.Server, conn net.Conn, br *bufio.Reader, sent int64) {
 	var pending []byte
 	if n := br.Buffered(); n > 0 {
 		p, _ := br.Peek(n)
@@ -75,7 +75,8 @@ func (h *Handler) handBack(srv *http.Server, conn net.Conn, br *bufio.Reader) {
 		pending = append(pending, hc.pending...)
 		conn = hc.Conn
 	}
-	l := &handbackListener{st: h.server(srv), srv: srv, addr: conn.LocalAddr(), conn: conn, pending: pending}
+	l := &handbackListener{st: h.server(srv), srv: srv, addr: conn.LocalAddr(), conn: conn, pending: pending,
+		queued: &h.queued, sent: sent}
 	if d := idleTimeout(srv); d > 0 {
 		l.idleUntil = time.Now().Add(d)
 	}
@@ -99,7 +100,9 @@ type handbackListener struct {
 	st        *serverState
 	srv       *http.Server
 	addr      net.Addr
-	idleUntil time.Time // zero: no idle timeout
+	idleUntil time.Time     // zero: no idle timeout
+	queued    *atomic.Int64 // the handler's sum of sent over connections waiting (coalesceLimit)
+	sent      int64         // the body bytes of the response just sent
 
 	mu      sync.Mutex
 	conn    net.Conn // until Accept takes it
@@ -127,7 +130,11 @@ func (l *handbackListener) Accept() (net.Conn, error) {
 	var next net.Conn
 	err := net.ErrClosed
 	if l.st.addIdle(l) {
+		// Until the next request starts, the response just sent is
+		// probably still in the kernel's queues, being read.
+		l.queued.Add(l.sent)
 		next, err = l.awaitRequest(c, pending)
+		l.queued.Add(-l.sent)
 		l.st.removeIdle(l)
 	}
 

@@ -399,3 +399,38 @@ func TestShutdownCloses(t *testing.T) {
 		t.Errorf("Close after Shutdown: %v", err)
 	}
 }
+
+// TestCoalesceAccounting: while a connection that took a zero-copy response
+// waits for its next request, the response's bytes count as queued; they
+// stop counting when the request comes or the connection goes, and past
+// coalesceLimit headers are no longer coalesced.
+func TestCoalesceAccounting(t *testing.T) {
+	_, h, _ := zcSite(t, Options{}, 1<<20)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	waitQueued := func(want int64) {
+		t.Helper()
+		for end := time.Now().Add(5 * time.Second); h.queued.Load() != want; {
+			if time.Now().After(end) {
+				t.Fatalf("queued %d, want %d", h.queued.Load(), want)
+			}
+			runtime.Gosched()
+		}
+	}
+	c := dialRaw(t, srv)
+	for range 2 {
+		c.send(t, get11("/1048576.bin"))
+		c.read(t, "GET")
+		waitQueued(1 << 20)
+	}
+	c.Close()
+	waitQueued(0)
+	if !h.coalesce() {
+		t.Error("not coalescing with nothing queued")
+	}
+	h.queued.Add(coalesceLimit)
+	if h.coalesce() {
+		t.Error("coalescing past coalesceLimit")
+	}
+	h.queued.Add(-coalesceLimit)
+}

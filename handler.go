@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -199,7 +200,8 @@ type Handler struct {
 	variants  *variants // content codings, above the store
 	stats     stats
 	transfers transfers
-	servers   sync.Map // weak.Pointer[http.Server] -> *serverState
+	servers   sync.Map     // weak.Pointer[http.Server] -> *serverState
+	queued    atomic.Int64 // body bytes of zero-copy responses on connections waiting for their next request
 	closed    sync.Once
 	closeErr  error
 }

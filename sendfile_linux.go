@@ -24,8 +24,9 @@ var testHookSendErr func(call string) error
 
 // sendFile writes each segment's head and then its span of f to c with
 // sendfile(2), at explicit offsets, so any number of transfers share f.
-// The head goes out with MSG_MORE, so the kernel puts the header and the
-// first file bytes in the same packets. Each call sends at most chunk bytes
+// With coalesce, the head goes out with MSG_MORE, so the kernel puts the
+// header and the first file bytes in the same packets; without, it goes
+// out at once, alone (see Handler.coalesce for when). Each call sends at most chunk bytes
 // and renews the write deadline first (dl): a stalled reader fails after
 // the timeout, a slow one at the server's WriteTimeout, and one fast reader
 // cannot hold the thread for a whole file. handled is false when c has no
@@ -38,7 +39,7 @@ var testHookSendErr func(call string) error
 // empty send buffer), EAGAIN waits for the netpoller, ENOSYS, EINVAL and
 // EOPNOTSUPP (a file sendfile cannot read) turn to plain writes, and n
 // counts only when positive (the calls return -1 with an error).
-func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, dl deadlines, chunk int64, stop <-chan struct{}) (written int64, handled bool, err error) {
+func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, coalesce bool, dl deadlines, chunk int64, stop <-chan struct{}) (written int64, handled bool, err error) {
 	rc, fd, ok := rawConns(c, f)
 	if !ok {
 		return 0, false, nil
@@ -98,7 +99,7 @@ func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, dl deadlines,
 		return nil
 	}
 	for i, s := range segs {
-		if err := send(s.head, true); err != nil {
+		if err := send(s.head, coalesce); err != nil {
 			return written, true, err
 		}
 		off, remain := s.span.off, s.span.n

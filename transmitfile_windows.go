@@ -28,12 +28,13 @@ var clientSlots = func() chan struct{} {
 }()
 
 // sendFile sends each segment with TransmitFile: its head in the head buffer,
-// as JAWS measured it, its span from f at an explicit offset, the tail after
+// as JAWS measured it (so always coalesced with the file's first bytes:
+// Linux's measurements of when not to are loopback's), its span from f at an explicit offset, the tail after
 // the last span, in calls of at most chunk bytes, each bounded by dl.
 // handled is false when c has no socket handle or no slot is free on a client
 // edition; nothing was written then. A closed stop cancels the call in
 // flight.
-func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, dl deadlines, chunk int64, stop <-chan struct{}) (written int64, handled bool, err error) {
+func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, _ bool, dl deadlines, chunk int64, stop <-chan struct{}) (written int64, handled bool, err error) {
 	rc, fd, ok := rawConns(c, f)
 	if !ok {
 		return 0, false, nil

@@ -11,6 +11,6 @@ import (
 // fallback, where net/http uses what the platform offers.
 const zeroCopySupported = false
 
-func sendFile(net.Conn, *os.File, []segment, []byte, deadlines, int64, <-chan struct{}) (int64, bool, error) {
+func sendFile(net.Conn, *os.File, []segment, []byte, bool, deadlines, int64, <-chan struct{}) (int64, bool, error) {
 	return 0, false, nil
 }
