@@ -21,12 +21,14 @@ import (
 // change it.
 type Options struct {
 	// CacheMaxFileSize is the size in bytes up to which a file's bytes are
-	// held in memory and served from there; larger files are sent from the
-	// file (zero-copy where it applies).
-	// 0 means the default, 64 KiB, measured by `go run ./bench/calibrate`:
-	// the memory path was 1.2-1.6x ahead of the file path up to 64 KiB,
-	// even at 96 KiB and behind from 192 KiB. Run it on your machine to set
-	// your own. Negative means no file is served from memory.
+	// held in memory and served from there, with their content's ETag;
+	// larger files are sent from the file (zero-copy where it applies),
+	// with an ETag from size and mtime. 0 means the default, 48 KiB: the
+	// largest size at which the memory path beat the file path on the
+	// development machine (bench/results/calibrate.txt); above it the
+	// file path's sendfile saves the copy that a write from memory makes.
+	// `go run ./bench/calibrate` measures it on yours. Negative means no
+	// file is served from memory.
 	CacheMaxFileSize int64
 
 	// CacheMaxBytes bounds, in bytes, the memory the cache may hold: file
@@ -141,7 +143,7 @@ type Options struct {
 }
 
 const (
-	defaultCacheMaxFileSize = 64 << 10
+	defaultCacheMaxFileSize = 48 << 10
 	defaultCacheMaxBytes    = 64 << 20
 	defaultMaxRanges        = 32
 
