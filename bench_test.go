@@ -37,17 +37,6 @@ func benchPeers(b *testing.B) (dir string, peers map[string]http.Handler) {
 	return dir, map[string]http.Handler{"jaws": h, "stdlib": http.FileServer(http.Dir(dir))}
 }
 
-// discardWriter is the cheapest ResponseWriter: it measures the handler, not
-// the writer. ReadFrom keeps io.Copy from allocating a buffer per call.
-type discardWriter struct{ h http.Header }
-
-func (w *discardWriter) Header() http.Header         { return w.h }
-func (w *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
-func (w *discardWriter) WriteHeader(int)             {}
-func (w *discardWriter) ReadFrom(r io.Reader) (int64, error) {
-	return io.Copy(io.Discard, r)
-}
-
 // BenchmarkHandler measures one GET in the handler alone, per size and peer.
 func BenchmarkHandler(b *testing.B) {
 	_, peers := benchPeers(b)

@@ -2,12 +2,10 @@ package jaws
 
 import (
 	"bytes"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -16,51 +14,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"github.com/jaws-go/jaws/internal/testsite"
 )
-
-// opens counts, per name, the files handlers open (testHookOpen). Tests use
-// names of their own, so they can run in parallel.
-var opens sync.Map // name -> *atomic.Int64
-
-func init() {
-	testHookOpen = func(name string) {
-		c, _ := opens.LoadOrStore(name, new(atomic.Int64))
-		c.(*atomic.Int64).Add(1)
-	}
-}
-
-func openCount(name string) int64 {
-	if c, ok := opens.Load(name); ok {
-		return c.(*atomic.Int64).Load()
-	}
-	return 0
-}
-
-// uniqueName returns a file name no other test uses.
-func uniqueName(t testing.TB, ext string) string {
-	return fmt.Sprintf("%s-%d%s", filepath.Base(t.Name()), time.Now().UnixNano(), ext)
-}
-
-func newTestHandler(t testing.TB, dir string, o Options) *Handler {
-	t.Helper()
-	h, err := New(dir, o)
-	must(t, err)
-	t.Cleanup(func() { h.Close() })
-	return h
-}
-
-// get serves one GET in-process and returns the recorder.
-func get(h http.Handler, path string, hdr ...string) *httptest.ResponseRecorder {
-	return testsite.Serve(h, "GET", path, hdr...)
-}
-
-func randomBytes(n int) []byte {
-	b := make([]byte, n)
-	rand.Read(b)
-	return b
-}
 
 func TestCacheHitOpensNothing(t *testing.T) {
 	t.Parallel()

@@ -102,20 +102,6 @@ func countAE(h http.Header) int {
 	return n
 }
 
-// warm asks for every name in every coding, so each variant is made and
-// cached before parallel subtests ask for it and count on its being there.
-func warm(t *testing.T, h *Handler, names ...string) {
-	t.Helper()
-	for _, name := range names {
-		for _, c := range codingCases {
-			if w := testsite.Serve(h, "GET", "/"+name, "Accept-Encoding", c.String()); w.Header().Get("Content-Encoding") != c.String() {
-				t.Fatalf("%s in %v: Content-Encoding %q", name, c, w.Header().Get("Content-Encoding"))
-			}
-		}
-	}
-	h.store.cache.sync()
-}
-
 var compressMtime = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
 // compressFiles are the contents of newCompressSite's files, made once:

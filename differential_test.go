@@ -24,10 +24,6 @@ package jaws_test
 //     GET, and net/http does not, so it is not compared here.
 
 import (
-	"bytes"
-	"io"
-	"mime"
-	"mime/multipart"
 	"net/http"
 	"strings"
 	"testing"
@@ -36,11 +32,6 @@ import (
 	"github.com/jaws-go/jaws"
 	"github.com/jaws-go/jaws/internal/testsite"
 )
-
-// diffMtime is the mtime of most files of the differential site.
-var diffMtime = time.Date(2024, time.March, 4, 5, 6, 7, 0, time.UTC)
-
-func httpDate(t time.Time) string { return t.UTC().Format(http.TimeFormat) }
 
 // diffSite builds the directory both servers serve.
 func diffSite(t *testing.T) *testsite.Site {
@@ -67,18 +58,6 @@ func diffSite(t *testing.T) *testsite.Site {
 	s.FileAt("dir/file.txt", []byte("file in dir\n"), diffMtime)
 	s.FileAt("dir/sub/index.html", []byte("<h1>sub</h1>\n"), diffMtime)
 	return s
-}
-
-// withPrefix serves h at the root and, behind http.StripPrefix, at /static.
-func withPrefix(h http.Handler) http.Handler {
-	strip := http.StripPrefix("/static", h)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/static") {
-			strip.ServeHTTP(w, r)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
 }
 
 type diffCase struct {
@@ -258,108 +237,5 @@ func TestDifferential(t *testing.T) {
 				})
 			}
 		})
-	}
-}
-
-// compareResponses reports where jaws's response (jr, jb) differs from
-// net/http's (sr, sb).
-func compareResponses(t *testing.T, method string, jr *http.Response, jb []byte, sr *http.Response, sb []byte) {
-	t.Helper()
-	if jr.StatusCode != sr.StatusCode {
-		t.Fatalf("status: jaws %d, net/http %d\njaws body: %.200q\nnet/http body: %.200q", jr.StatusCode, sr.StatusCode, jb, sb)
-	}
-	status := jr.StatusCode
-	for _, k := range []string{"Content-Type", "Content-Length", "Content-Range", "Location", "Last-Modified", "Accept-Ranges"} {
-		jv, sv := jr.Header.Values(k), sr.Header.Values(k)
-		switch {
-		case k == "Last-Modified" && status == http.StatusNotModified:
-			// jaws drops it because it sends an ETag (RFC 9110 §15.4.5).
-			if len(jv) != 0 || jr.Header.Get("Etag") == "" {
-				t.Errorf("304: jaws Last-Modified %q, ETag %q; want no Last-Modified and an ETag", jv, jr.Header.Get("Etag"))
-			}
-			continue
-		case k == "Content-Type" && strings.HasPrefix(sr.Header.Get(k), "multipart/"):
-			// The boundary is random; compare the rest.
-			jt, jp := parseMediaType(t, jr.Header.Get(k))
-			st, sp := parseMediaType(t, sr.Header.Get(k))
-			delete(jp, "boundary")
-			delete(sp, "boundary")
-			if jt != st || len(jp) != len(sp) || len(jv) != 1 || len(sv) != 1 {
-				t.Errorf("Content-Type: jaws %q, net/http %q", jv, sv)
-			}
-			continue
-		}
-		if strings.Join(jv, "\n") != strings.Join(sv, "\n") {
-			t.Errorf("%s: jaws %q, net/http %q", k, jv, sv)
-		}
-	}
-	if jr.ContentLength != sr.ContentLength {
-		t.Errorf("ContentLength: jaws %d, net/http %d", jr.ContentLength, sr.ContentLength)
-	}
-	if method == http.MethodHead {
-		if len(jb) != 0 || len(sb) != 0 {
-			t.Errorf("HEAD bodies: jaws %d bytes, net/http %d bytes", len(jb), len(sb))
-		}
-		return
-	}
-	switch {
-	case strings.HasPrefix(sr.Header.Get("Content-Type"), "multipart/byteranges"):
-		jp := readParts(t, jr.Header.Get("Content-Type"), jb)
-		sp := readParts(t, sr.Header.Get("Content-Type"), sb)
-		if len(jp) != len(sp) {
-			t.Fatalf("parts: jaws %d, net/http %d", len(jp), len(sp))
-		}
-		for i := range jp {
-			if jp[i].contentRange != sp[i].contentRange || jp[i].contentType != sp[i].contentType || !bytes.Equal(jp[i].body, sp[i].body) {
-				t.Errorf("part %d: jaws %q %q %d bytes, net/http %q %q %d bytes", i,
-					jp[i].contentRange, jp[i].contentType, len(jp[i].body),
-					sp[i].contentRange, sp[i].contentType, len(sp[i].body))
-			}
-		}
-	default:
-		if !bytes.Equal(jb, sb) {
-			t.Errorf("body: jaws %d bytes %.80q, net/http %d bytes %.80q", len(jb), jb, len(sb), sb)
-		}
-	}
-}
-
-func parseMediaType(t *testing.T, v string) (string, map[string]string) {
-	t.Helper()
-	mt, params, err := mime.ParseMediaType(v)
-	if err != nil {
-		t.Fatalf("Content-Type %q: %v", v, err)
-	}
-	return mt, params
-}
-
-// part is one part of a multipart/byteranges body.
-type part struct {
-	contentRange, contentType string
-	body                      []byte
-}
-
-// readParts parses a multipart/byteranges body, failing the test unless it
-// is well formed.
-func readParts(t *testing.T, ctype string, body []byte) []part {
-	t.Helper()
-	mt, params := parseMediaType(t, ctype)
-	if mt != "multipart/byteranges" || params["boundary"] == "" {
-		t.Fatalf("Content-Type %q is not multipart/byteranges with a boundary", ctype)
-	}
-	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
-	var parts []part
-	for {
-		p, err := mr.NextRawPart()
-		if err == io.EOF {
-			return parts
-		}
-		if err != nil {
-			t.Fatalf("multipart body: %v", err)
-		}
-		b, err := io.ReadAll(p)
-		if err != nil {
-			t.Fatalf("multipart part %d: %v", len(parts), err)
-		}
-		parts = append(parts, part{p.Header.Get("Content-Range"), p.Header.Get("Content-Type"), b})
 	}
 }

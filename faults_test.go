@@ -11,18 +11,6 @@ import (
 	"time"
 )
 
-// faultModes are the transfer paths a fault can hit: a body in memory, the
-// zero-copy path with its shared descriptor, and the fallback with a
-// descriptor of the request's own.
-var faultModes = []struct {
-	name string
-	o    Options
-}{
-	{"memory", Options{CacheMaxFileSize: 32 << 20}},
-	{"zerocopy", Options{CacheMaxFileSize: 1024, ZeroCopyMinSize: 4096}},
-	{"fallback", Options{CacheMaxFileSize: 1024, Transfer: TransferFallback}},
-}
-
 // TestFileChangesDuringTransfer changes a large file while a response is in
 // flight (after its header and first bytes): grown by an append, replaced by
 // a rename over it, deleted. The response in flight is the old version,

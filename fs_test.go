@@ -8,12 +8,10 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
-	"embed"
 	"io"
 	"io/fs"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -24,9 +22,6 @@ import (
 	"github.com/jaws-go/jaws/internal/testsite"
 )
 
-//go:embed testdata/embedsite
-var embedded embed.FS
-
 // embedSite is the embedded tree as applications serve it: fs.Sub of the
 // embed.FS.
 func embedSite(t testing.TB) fs.FS {
@@ -36,45 +31,6 @@ func embedSite(t testing.TB) fs.FS {
 		t.Fatal(err)
 	}
 	return sub
-}
-
-func newFSHandler(t testing.TB, fsys fs.FS, opts jaws.Options) *jaws.Handler {
-	t.Helper()
-	h, err := jaws.NewFS(fsys, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	return h
-}
-
-// mapFS copies the files under dir into an fstest.MapFS, mtimes and modes
-// included.
-func mapFS(t *testing.T, dir string) fstest.MapFS {
-	t.Helper()
-	m := fstest.MapFS{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == dir {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		f := &fstest.MapFile{Mode: info.Mode(), ModTime: info.ModTime()}
-		if !d.IsDir() {
-			if f.Data, err = os.ReadFile(p); err != nil {
-				return err
-			}
-		}
-		m[filepath.ToSlash(rel)] = f
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
 
 // TestDifferentialFS compares NewFS with http.FileServerFS over the same

@@ -54,14 +54,6 @@ func newRawSite(tb testing.TB) *rawSite {
 	return s
 }
 
-// tempDirTB is a temporary directory for a testing.TB (a *testing.F too).
-func tempDirTB(tb testing.TB) string {
-	dir, err := os.MkdirTemp("", "jaws-fuzz")
-	must(tb, err)
-	tb.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
-
 // exchange writes raw to a new connection, half-closes it and reads what
 // the server sends until it closes the connection or the deadline passes.
 func (s *rawSite) exchange(raw []byte, limit time.Duration) (out []byte, timedOut bool, err error) {

@@ -153,11 +153,4 @@ func FuzzServePath(f *testing.F) {
 	})
 }
 
-func must(tb testing.TB, err error) {
-	tb.Helper()
-	if err != nil {
-		tb.Fatal(err)
-	}
-}
-
 var _ http.Handler = (*Handler)(nil)

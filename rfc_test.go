@@ -3,7 +3,7 @@ package jaws_test
 // Tests named after the rule they check, for behaviour where net/http is
 // wrong or silent (so differential_test.go cannot cover it); the safety
 // properties beyond the RFCs are in safety_test.go. The helpers both use
-// (newHandler, eachKind, the RFC site) are here.
+// (newHandler, eachKind, the RFC site) are in helpers_ext_test.go.
 //
 // RFC 9110 section numbers are in the names: TestRFC9110_13_2_2_... is
 // §13.2.2.
@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -24,81 +23,6 @@ import (
 	"github.com/jaws-go/jaws"
 	"github.com/jaws-go/jaws/internal/testsite"
 )
-
-// fsSource is set by JAWS_TEST_SOURCE=dirfs: the suite's handlers are then
-// made by jaws.NewFS over os.DirFS of the directory, not by jaws.New, so the
-// same tests prove NewFS behaves as New does (.ci/run runs both).
-var fsSource = os.Getenv("JAWS_TEST_SOURCE") == "dirfs"
-
-// rootOnly skips a test of what only New gives: os.Root's containment, which
-// os.DirFS does not have (it follows symlinks out of its directory).
-func rootOnly(t *testing.T) {
-	t.Helper()
-	if fsSource {
-		t.Skip("os.Root containment: jaws.New only")
-	}
-}
-
-// newHandler returns a jaws handler for root, closed when the test ends.
-func newHandler(t testing.TB, root string, opts jaws.Options) *jaws.Handler {
-	t.Helper()
-	var h *jaws.Handler
-	var err error
-	if fsSource {
-		h, err = jaws.NewFS(os.DirFS(root), opts)
-	} else {
-		h, err = jaws.New(root, opts)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	return h
-}
-
-// eachKind serves h over every server kind and runs f for each in a
-// parallel subtest.
-func eachKind(t *testing.T, h http.Handler, f func(t *testing.T, s *testsite.Server)) {
-	t.Helper()
-	for _, k := range testsite.Kinds {
-		s := testsite.Start(t, k, h)
-		t.Run(k.String(), func(t *testing.T) {
-			t.Parallel()
-			f(t, s)
-		})
-	}
-}
-
-// rfcSite is the tree most tests here serve, with its files' contents.
-type rfcSite struct {
-	*testsite.Site
-	data map[string][]byte
-}
-
-func newRFCSite(t *testing.T) rfcSite {
-	s := rfcSite{testsite.New(t), map[string][]byte{
-		"empty.txt": {},
-		"small.txt": []byte("0123456789"),
-		"k1.bin":    testsite.Random(1<<10, 11),
-		"k64.bin":   testsite.Random(64<<10, 12),
-		"m1.bin":    testsite.Random(1<<20, 13),
-	}}
-	for name, b := range s.data {
-		s.FileAt(name, b, diffMtime)
-	}
-	return s
-}
-
-// etagOf GETs target and returns its ETag, failing unless it is there.
-func etagOf(t *testing.T, s *testsite.Server, target string) string {
-	t.Helper()
-	resp, _ := s.Get(t, target)
-	etag := resp.Header.Get("Etag")
-	if resp.StatusCode != http.StatusOK || etag == "" {
-		t.Fatalf("GET %s: %d, ETag %q", target, resp.StatusCode, etag)
-	}
-	return etag
-}
 
 // etagRE is a strong entity-tag (RFC 9110 §8.8.3).
 var etagRE = regexp.MustCompile(`^"[\x21\x23-\x7e\x80-\xff]*"$`)

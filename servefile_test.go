@@ -119,13 +119,6 @@ func TestOuterETag(t *testing.T) {
 	}
 }
 
-func wrapETag(h http.Handler, etag string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Etag", etag)
-		h.ServeHTTP(w, r)
-	})
-}
-
 // Test416Body: a 416 says what net/http says, and "bytes=" (no range at all)
 // is ignored, as net/http ignores it.
 func Test416Body(t *testing.T) {

@@ -11,7 +11,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -20,30 +19,6 @@ import (
 	"github.com/jaws-go/jaws"
 	"github.com/jaws-go/jaws/internal/testsite"
 )
-
-// sha256sumLine is what `sha256sum name` prints for data.
-func sha256sumLine(data []byte, name string) []byte {
-	sum := sha256.Sum256(data)
-	return []byte(hex.EncodeToString(sum[:]) + "  " + name + "\n")
-}
-
-// metaTag is the ETag of a file sent from disk, worked out independently of
-// the package: mtime in nanoseconds and size, in hex.
-func metaTag(t *testing.T, path string) string {
-	t.Helper()
-	info, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fmt.Sprintf(`"%x.%x"`, info.ModTime().UnixNano(), info.Size())
-}
-
-// contentTag is the ETag of bytes in memory: the first 128 bits of their
-// SHA-256, base64url.
-func contentTag(data []byte) string {
-	sum := sha256.Sum256(data)
-	return `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
-}
 
 // TestETagOfMemoryFilesUnchanged: files served from memory keep the content
 // ETag they had before disk files got metadata validators, byte for byte.
@@ -275,17 +250,6 @@ func TestDigestSibling(t *testing.T) {
 			}
 		})
 	}
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // TestDigestSiblingNotForMemoryFiles: a file served from memory has its own

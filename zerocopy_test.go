@@ -1,90 +1,19 @@
 package jaws
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"mime"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/jaws-go/jaws/internal/testsite"
 )
-
-// zcSite serves files of the given sizes (named "<size>.bin") with small
-// thresholds, so every path is exercised with small files.
-func zcSite(t *testing.T, o Options, sizes ...int) (dir string, h *Handler, files map[string][]byte) {
-	t.Helper()
-	dir = tempDir(t)
-	files = map[string][]byte{}
-	for _, n := range sizes {
-		name := fmt.Sprintf("%d.bin", n)
-		files[name] = randomBytes(n)
-		must(t, os.WriteFile(filepath.Join(dir, name), files[name], 0o644))
-	}
-	if o.CacheMaxFileSize == 0 {
-		o.CacheMaxFileSize = 1024
-	}
-	if o.ZeroCopyMinSize == 0 {
-		o.ZeroCopyMinSize = 4096
-	}
-	return dir, newTestHandler(t, dir, o), files
-}
-
-// rawConn is a client connection that reads responses one by one.
-type rawConn struct {
-	net.Conn
-	br *bufio.Reader
-}
-
-func dialRaw(t *testing.T, srv *httptest.Server) *rawConn {
-	t.Helper()
-	c, err := net.Dial("tcp", srv.Listener.Addr().String())
-	must(t, err)
-	t.Cleanup(func() { c.Close() })
-	return &rawConn{c, bufio.NewReader(c)}
-}
-
-func (c *rawConn) send(t *testing.T, reqs ...string) {
-	t.Helper()
-	var b strings.Builder
-	for _, r := range reqs {
-		b.WriteString(r)
-	}
-	if _, err := io.WriteString(c, b.String()); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func (c *rawConn) read(t *testing.T, method string) (*http.Response, []byte) {
-	t.Helper()
-	c.SetReadDeadline(time.Now().Add(30 * time.Second))
-	resp, err := http.ReadResponse(c.br, &http.Request{Method: method})
-	if err != nil {
-		t.Fatalf("reading response: %v", err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("reading body: %v", err)
-	}
-	return resp, body
-}
-
-func get11(path string, extra ...string) string {
-	return "GET " + path + " HTTP/1.1\r\nHost: x\r\n" + strings.Join(extra, "") + "\r\n"
-}
 
 // TestZeroCopyBodies: byte-exact bodies around every threshold, for whole
 // files and ranges at the ends, each on the path its size calls for.
@@ -145,25 +74,6 @@ func TestZeroCopyBodies(t *testing.T) {
 	c.read(t, "GET")
 	if s := h.Stats(); s.ZeroCopy.Responses != wantZC {
 		t.Errorf("%d zero-copy responses, want %d", s.ZeroCopy.Responses, wantZC)
-	}
-}
-
-func checkMultipart(t *testing.T, resp *http.Response, body, data []byte, spans []span) {
-	t.Helper()
-	mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if resp.StatusCode != 206 || err != nil || mt != "multipart/byteranges" {
-		t.Fatalf("%d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
-	}
-	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
-	for i, s := range spans {
-		p, err := mr.NextPart()
-		if err != nil {
-			t.Fatalf("part %d: %v", i, err)
-		}
-		b, _ := io.ReadAll(p)
-		if !bytes.Equal(b, data[s.off:s.end()]) {
-			t.Fatalf("part %d differs", i)
-		}
 	}
 }
 
@@ -313,23 +223,6 @@ func TestZeroCopyStalledReader(t *testing.T) {
 	}
 }
 
-// waitTransfers waits, at most limit, until no zero-copy transfer is in flight.
-func waitTransfers(t *testing.T, h *Handler, limit time.Duration) {
-	t.Helper()
-	done := make(chan struct{})
-	timer := time.AfterFunc(limit, func() { close(done) })
-	defer timer.Stop()
-	h.transfers.mu.Lock()
-	closing := h.transfers.closing
-	h.transfers.mu.Unlock()
-	if !h.transfers.wait(done) {
-		t.Fatalf("a transfer is still in flight after %v", limit)
-	}
-	h.transfers.mu.Lock()
-	h.transfers.closing = closing // wait stops new transfers; this test goes on
-	h.transfers.mu.Unlock()
-}
-
 // TestZeroCopyShutdown: Shutdown waits for transfers, and ends those still
 // running when its context ends; Close ends them at once.
 func TestZeroCopyShutdown(t *testing.T) {
@@ -394,51 +287,6 @@ func TestZeroCopyClientAbort(t *testing.T) {
 	if n := countGoroutines(); n > goroutines {
 		t.Errorf("%d goroutines after aborted transfers, %d before", n, goroutines)
 	}
-}
-
-// openFDs counts this process's descriptors, or -1 where it cannot.
-func openFDs() int {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return -1
-	}
-	return len(ents)
-}
-
-// countGoroutines counts goroutines once exiting ones have had a chance to
-// finish: it yields until the count stops falling, for at most a second.
-func countGoroutines() int {
-	n := runtime.NumGoroutine()
-	for end := time.Now().Add(time.Second); time.Now().Before(end); {
-		runtime.Gosched()
-		if m := runtime.NumGoroutine(); m < n {
-			n, end = m, time.Now().Add(100*time.Millisecond)
-		}
-	}
-	return n
-}
-
-// onlyCacheRef reports whether name's shared descriptor is referenced by the
-// cache alone, once requests that just ended have released theirs (they do
-// so right after their transfer is counted out).
-func onlyCacheRef(h *Handler, name string) bool {
-	e := h.store.cache.get(name)
-	if e == nil || e.sf == nil {
-		return false
-	}
-	for end := time.Now().Add(time.Second); time.Now().Before(end); runtime.Gosched() {
-		if e.sf.refCount() == 1 {
-			return true
-		}
-	}
-	return false
-}
-
-// tempDir is t.TempDir for the tests that also run under Wine (see
-// testsite.TempDir).
-func tempDir(t *testing.T) string {
-	t.Helper()
-	return testsite.TempDir(t)
 }
 
 // readFromConn records whether its ReadFrom was used.

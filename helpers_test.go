@@ -1,0 +1,311 @@
+package jaws
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jaws-go/jaws/internal/testsite"
+)
+
+// The helpers shared by this package's tests. A helper only one test file
+// uses stays in that file; the external tests (package jaws_test) have
+// theirs in helpers_ext_test.go. Directory trees and servers come from
+// internal/testsite.
+
+// Files and handlers.
+
+// uniqueName returns a file name no other test uses.
+func uniqueName(t testing.TB, ext string) string {
+	return fmt.Sprintf("%s-%d%s", filepath.Base(t.Name()), time.Now().UnixNano(), ext)
+}
+
+// newTestHandler is New(dir, o), closed when the test ends.
+func newTestHandler(t testing.TB, dir string, o Options) *Handler {
+	t.Helper()
+	h, err := New(dir, o)
+	must(t, err)
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+// randomBytes returns n random bytes: incompressible, so no variant is made.
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	rand.Read(b)
+	return b
+}
+
+// must ends the test on an error.
+func must(tb testing.TB, err error) {
+	tb.Helper()
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// zcSite serves files of the given sizes (named "<size>.bin") with small
+// thresholds, so every path is exercised with small files.
+func zcSite(t *testing.T, o Options, sizes ...int) (dir string, h *Handler, files map[string][]byte) {
+	t.Helper()
+	dir = tempDir(t)
+	files = map[string][]byte{}
+	for _, n := range sizes {
+		name := fmt.Sprintf("%d.bin", n)
+		files[name] = randomBytes(n)
+		must(t, os.WriteFile(filepath.Join(dir, name), files[name], 0o644))
+	}
+	if o.CacheMaxFileSize == 0 {
+		o.CacheMaxFileSize = 1024
+	}
+	if o.ZeroCopyMinSize == 0 {
+		o.ZeroCopyMinSize = 4096
+	}
+	return dir, newTestHandler(t, dir, o), files
+}
+
+// tempDir is t.TempDir for the tests that also run under Wine (see
+// testsite.TempDir).
+func tempDir(t *testing.T) string {
+	t.Helper()
+	return testsite.TempDir(t)
+}
+
+// warm asks for every name in every coding, so each variant is made and
+// cached before parallel subtests ask for it and count on its being there.
+func warm(t *testing.T, h *Handler, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		for _, c := range codingCases {
+			if w := testsite.Serve(h, "GET", "/"+name, "Accept-Encoding", c.String()); w.Header().Get("Content-Encoding") != c.String() {
+				t.Fatalf("%s in %v: Content-Encoding %q", name, c, w.Header().Get("Content-Encoding"))
+			}
+		}
+	}
+	h.store.cache.sync()
+}
+
+// faultModes are the transfer paths a fault can hit: a body in memory, the
+// zero-copy path with its shared descriptor, and the fallback with a
+// descriptor of the request's own.
+var faultModes = []struct {
+	name string
+	o    Options
+}{
+	{"memory", Options{CacheMaxFileSize: 32 << 20}},
+	{"zerocopy", Options{CacheMaxFileSize: 1024, ZeroCopyMinSize: 4096}},
+	{"fallback", Options{CacheMaxFileSize: 1024, Transfer: TransferFallback}},
+}
+
+// tempDirTB is a temporary directory for a testing.TB (a *testing.F too).
+func tempDirTB(tb testing.TB) string {
+	dir, err := os.MkdirTemp("", "jaws-fuzz")
+	must(tb, err)
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// Requests.
+
+// get serves one GET in-process and returns the recorder.
+func get(h http.Handler, path string, hdr ...string) *httptest.ResponseRecorder {
+	return testsite.Serve(h, "GET", path, hdr...)
+}
+
+// get11 is the text of an HTTP/1.1 GET of path, with extra header lines
+// (each ending in "\r\n").
+func get11(path string, extra ...string) string {
+	return "GET " + path + " HTTP/1.1\r\nHost: x\r\n" + strings.Join(extra, "") + "\r\n"
+}
+
+// discardWriter is the cheapest ResponseWriter: it measures the handler, not
+// the writer. ReadFrom keeps io.Copy from allocating a buffer per call.
+type discardWriter struct{ h http.Header }
+
+func (w *discardWriter) Header() http.Header         { return w.h }
+func (w *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (w *discardWriter) WriteHeader(int)             {}
+
+func (w *discardWriter) ReadFrom(r io.Reader) (int64, error) {
+	return io.Copy(io.Discard, r)
+}
+
+// Raw connections: what a client reads, byte for byte.
+
+// rawConn is a client connection that reads responses one by one.
+type rawConn struct {
+	net.Conn
+	br *bufio.Reader
+}
+
+// dialRaw connects to srv, closed when the test ends.
+func dialRaw(t *testing.T, srv *httptest.Server) *rawConn {
+	t.Helper()
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	must(t, err)
+	t.Cleanup(func() { c.Close() })
+	return &rawConn{c, bufio.NewReader(c)}
+}
+
+// send writes the requests in one write, so they arrive pipelined.
+func (c *rawConn) send(t *testing.T, reqs ...string) {
+	t.Helper()
+	var b strings.Builder
+	for _, r := range reqs {
+		b.WriteString(r)
+	}
+	if _, err := io.WriteString(c, b.String()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// read reads the next response, as an answer to method, and its body.
+func (c *rawConn) read(t *testing.T, method string) (*http.Response, []byte) {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	resp, err := http.ReadResponse(c.br, &http.Request{Method: method})
+	if err != nil {
+		t.Fatalf("reading response: %v", err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("reading body: %v", err)
+	}
+	return resp, body
+}
+
+// checkMultipart checks that resp is a 206 multipart/byteranges response
+// whose parts are the spans of data.
+func checkMultipart(t *testing.T, resp *http.Response, body, data []byte, spans []span) {
+	t.Helper()
+	mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if resp.StatusCode != 206 || err != nil || mt != "multipart/byteranges" {
+		t.Fatalf("%d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	for i, s := range spans {
+		p, err := mr.NextPart()
+		if err != nil {
+			t.Fatalf("part %d: %v", i, err)
+		}
+		b, _ := io.ReadAll(p)
+		if !bytes.Equal(b, data[s.off:s.end()]) {
+			t.Fatalf("part %d differs", i)
+		}
+	}
+}
+
+// Counters: files opened, transfers, descriptors, goroutines.
+
+// opens counts, per name, the files handlers open (testHookOpen). Tests use
+// names of their own, so they can run in parallel.
+var opens sync.Map // name -> *atomic.Int64
+
+func init() {
+	testHookOpen = func(name string) {
+		c, _ := opens.LoadOrStore(name, new(atomic.Int64))
+		c.(*atomic.Int64).Add(1)
+	}
+}
+
+// openCount is how many times handlers opened the file name.
+func openCount(name string) int64 {
+	if c, ok := opens.Load(name); ok {
+		return c.(*atomic.Int64).Load()
+	}
+	return 0
+}
+
+// waitTransfers waits, at most limit, until no zero-copy transfer is in flight.
+func waitTransfers(t *testing.T, h *Handler, limit time.Duration) {
+	t.Helper()
+	done := make(chan struct{})
+	timer := time.AfterFunc(limit, func() { close(done) })
+	defer timer.Stop()
+	h.transfers.mu.Lock()
+	closing := h.transfers.closing
+	h.transfers.mu.Unlock()
+	if !h.transfers.wait(done) {
+		t.Fatalf("a transfer is still in flight after %v", limit)
+	}
+	h.transfers.mu.Lock()
+	h.transfers.closing = closing // wait stops new transfers; this test goes on
+	h.transfers.mu.Unlock()
+}
+
+// openFDs counts this process's descriptors, or -1 where it cannot.
+func openFDs() int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return -1
+	}
+	return len(ents)
+}
+
+// countGoroutines counts goroutines once exiting ones have had a chance to
+// finish: it yields until the count stops falling, for at most a second.
+func countGoroutines() int {
+	n := runtime.NumGoroutine()
+	for end := time.Now().Add(time.Second); time.Now().Before(end); {
+		runtime.Gosched()
+		if m := runtime.NumGoroutine(); m < n {
+			n, end = m, time.Now().Add(100*time.Millisecond)
+		}
+	}
+	return n
+}
+
+// onlyCacheRef reports whether name's shared descriptor is referenced by the
+// cache alone, once requests that just ended have released theirs (they do
+// so right after their transfer is counted out).
+func onlyCacheRef(h *Handler, name string) bool {
+	e := h.store.cache.get(name)
+	if e == nil || e.sf == nil {
+		return false
+	}
+	for end := time.Now().Add(time.Second); time.Now().Before(end); runtime.Gosched() {
+		if e.sf.refCount() == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// checkNoLeaks records the process's descriptors and goroutines, and at the
+// end of the test checks that both came back to where they were (polling,
+// for the asynchronous cleanup of connections). Tests that use it are not
+// parallel: they count the whole process.
+func checkNoLeaks(t *testing.T) {
+	t.Helper()
+	fds, goroutines := openFDs(), countGoroutines()
+	t.Cleanup(func() {
+		var nf, ng int
+		for end := time.Now().Add(5 * time.Second); ; {
+			nf, ng = openFDs(), countGoroutines()
+			if nf <= fds && ng <= goroutines || time.Now().After(end) {
+				break
+			}
+		}
+		if nf > fds {
+			t.Errorf("%d descriptors open at the end, %d at the start", nf, fds)
+		}
+		if ng > goroutines {
+			t.Errorf("%d goroutines at the end, %d at the start", ng, goroutines)
+		}
+	})
+}
