@@ -3,6 +3,10 @@ package jaws_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"expvar"
 	"fmt"
 	"html/template"
@@ -10,11 +14,13 @@ import (
 	"io/fs"
 	"log"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/jaws-go/jaws"
 )
@@ -265,4 +271,86 @@ func ExampleOptions_onResponse() {
 	fmt.Println(responses.String(), bytesSent.Value())
 	// Output:
 	// {"2xx": 2, "4xx": 1, "memory": 2} 45
+}
+
+// Shutdown ends a server in one call after http.Server.Shutdown, which
+// waits for the requests net/http tracks but not for the zero-copy
+// transfers jaws took over: Handler.Shutdown waits for those, ends the rest
+// when ctx ends, and closes the handler.
+func ExampleHandler_Shutdown() {
+	dir, err := os.MkdirTemp("", "jaws-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hello, world\n"), 0o644)
+
+	h, err := jaws.New(dir, jaws.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	resp, err := http.Get("http://" + ln.Addr().String() + "/hello.txt")
+	if err != nil {
+		log.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Printf("%s %q\n", resp.Status, body)
+
+	// On SIGTERM, say:
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err = srv.Shutdown(ctx)
+	err = errors.Join(err, h.Shutdown(ctx))
+	fmt.Println("shut down:", err, <-served)
+
+	// The handler is closed: a request that still reaches it gets 503.
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/hello.txt", nil))
+	fmt.Println(w.Code)
+	// Output:
+	// 200 OK "hello, world\n"
+	// shut down: <nil> http: Server closed
+	// 503
+}
+
+// A file sent from disk, larger than CacheMaxFileSize, gets an ETag from its
+// size and mtime, so no request reads more of it than it sends. A digest
+// sibling written at build time (sha256sum video.mp4 > video.mp4.sha256)
+// gives it its content's ETag, the same on every replica whatever the
+// mtimes, and an RFC 9530 Repr-Digest for clients that check downloads.
+func Example_digestSibling() {
+	dir, err := os.MkdirTemp("", "jaws-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	video := bytes.Repeat([]byte("not really a video\n"), 1<<16) // 1.2 MB
+	os.WriteFile(filepath.Join(dir, "video.mp4"), video, 0o644)
+	sum := sha256.Sum256(video) // what sha256sum writes, after the file
+	os.WriteFile(filepath.Join(dir, "video.mp4.sha256"), []byte(hex.EncodeToString(sum[:])+"  video.mp4\n"), 0o644)
+
+	h, err := jaws.New(dir, jaws.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close()
+
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/video.mp4", nil))
+	fmt.Println(w.Code, w.Body.Len(), "bytes")
+	fmt.Println("ETag:", w.Header().Get("Etag"))
+	fmt.Println("Repr-Digest:", w.Header().Get("Repr-Digest"))
+	// Output:
+	// 200 1245184 bytes
+	// ETag: "2LQaqbc9sqK3u-lZCQUNwA"
+	// Repr-Digest: sha-256=:2LQaqbc9sqK3u+lZCQUNwOhnFXq4Xol+XZ/JidKOj24=:
 }
