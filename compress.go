@@ -60,22 +60,24 @@ type Compression struct {
 	// a negative CacheMaxBytes or CacheMaxFileSize nothing is compressed.
 	//
 	// The cost: the first request for each file and coding waits for the
-	// compression (about 4 ms for 64 KiB of JavaScript at the default
-	// level), and a file whose compressed variant the cache evicts or does
-	// not admit (a working set larger than CacheMaxBytes) is compressed
-	// again when next asked for. At most half the CPUs compress at once;
+	// compression (milliseconds for a script of tens of KiB at the default
+	// level; docs/compression.md has measurements), and a file whose
+	// compressed variant the cache evicts or does not admit (a working set
+	// larger than CacheMaxBytes) is compressed again when next asked for. At most half the CPUs compress at once;
 	// other first requests wait for one (an uncompressed answer instead
 	// could be kept by a shared cache, for a year if the name is
 	// fingerprinted). Precompressing at build time avoids both costs.
 	DisableCompression bool
 
-	// Level trades compression time, paid once per file and coding, for
-	// size. The default, LevelDefault, is brotli 6, zstd's "better" level
-	// and gzip 9: on 64 KiB of minified JavaScript, 8% (brotli) and 5%
-	// (zstd) larger than each codec's best, in 4% and 60% of its time. LevelFastest suits sites whose compressible
-	// files outgrow the cache; LevelBest (brotli 11, zstd's best) suits a
-	// cache that holds everything, at about 100 ms for 64 KiB of JavaScript
-	// on first request.
+	// Level trades compression time, paid once per file and coding on its
+	// first request, for size. The default, LevelDefault, is brotli 6,
+	// zstd's "better" level and gzip 9: within a tenth of each codec's best
+	// size, in a fraction of its time. LevelFastest suits sites whose
+	// compressible files outgrow the cache, so that evicted variants are
+	// compressed again cheaply; LevelBest (brotli 11, zstd's best) suits a
+	// cache that holds everything, since brotli 11 takes tens of times as
+	// long as brotli 6. The measured times and sizes are in
+	// docs/compression.md.
 	Level CompressionLevel
 
 	// MinSize is the smallest file, in bytes, compressed: below about a

@@ -18,22 +18,74 @@
 //	http.Handle("/", h)
 //	http.Handle("/static/", http.StripPrefix("/static", h))
 //
-// The handler behaves like http.FileServer where the standard library is
-// right (ranges, conditional requests, HEAD, index.html, redirects, MIME
-// types) and is stricter where it is not: only GET and HEAD are served; names
-// resolve through os.Root, so nothing outside the root is ever read; dotfiles,
-// FIFOs and devices are 404; ETags are strong; preconditions follow RFC 9110
-// §13.2.2; Range requests are bounded against amplification.
+// New serves a directory; NewFS serves any fs.FS, an embed.FS straight from
+// the program's bytes. The zero Options are the defaults, and each field
+// says its unit, its default and when to change it. Package
+// github.com/jaws-go/jaws/middleware fits a Handler into routers (chi,
+// http.ServeMux): Static, Mount, SPA and CacheControl. Handler.ServeFile
+// serves one file from an application's own route, Handler.HashName gives
+// templates content-hashed names, Options.AccessLog and Options.OnResponse
+// log and count every response, and Handler.Shutdown, called after
+// http.Server.Shutdown, ends the handler gracefully.
 //
-// Validators: a file served from memory has its content's ETag (the first
-// 128 bits of its SHA-256), so replicas agree whatever their mtimes. A larger
-// file is never read before its first byte goes out, so a request reads no
-// more of it than it sends: its ETag is built from its size and its mtime in
-// nanoseconds, which cp -p, rsync -t, tar and container layers preserve, so
-// replicas holding the same copy agree. It misses one change: other bytes of
-// the same size with the mtime restored. A digest sibling
+// # Transfer paths
+//
+// The body of each 200 or 206 response takes one of three paths, counted by
+// Handler.Stats and named in ResponseRecord.Transfer:
+//
+//   - memory: a file of at most Options.CacheMaxFileSize bytes (48 KiB by
+//     default) is kept in the cache with its header values, and so is a
+//     compressed variant; a hit opens no file, sniffs and hashes nothing,
+//     and writes the body in one write. An embedded file (NewFS of an
+//     embed.FS) is served from the program's own bytes this way, whatever
+//     its size.
+//   - zerocopy: a response from disk of at least Options.ZeroCopyMinSize
+//     bytes (512 KiB by default), to a GET on a plain HTTP/1.x connection
+//     that stays open, answered through net/http's own ResponseWriter: jaws
+//     hijacks the connection, sends header and body with sendfile (Linux) or
+//     TransmitFile (Windows) from one descriptor every transfer of the file
+//     shares, and hands the connection back to the same http.Server.
+//   - fallback: everything else (TLS, HTTP/2, a wrapping ResponseWriter,
+//     files between the two sizes, other systems): io.Copy through the
+//     ResponseWriter, where net/http itself uses sendfile on plain TCP.
+//
+// The zero-copy path is taken only where it sends what net/http would, and
+// it keeps or closes the connection as net/http would. What differs in the
+// server's hooks (ConnState, ConnContext) is listed in the repository's
+// docs/zerocopy.md.
+//
+// # Differences from http.FileServer
+//
+// The handler behaves like http.FileServer where the standard library is
+// right (index.html for directories, canonical redirects, Content-Type from
+// the extension or sniffed, ranges, conditional requests, HEAD, the "404
+// page not found" body) and is stricter where it is not: only GET and HEAD
+// are served (405 otherwise); names resolve through os.Root, so nothing
+// outside the root is ever read, and symlinks are followed only while they
+// stay inside it; dotfiles are 404 (except /.well-known/), as are FIFOs,
+// devices and directories without index.html; ETags are strong;
+// preconditions follow RFC 9110 §13.2.2; Range requests follow RFC 9110 §14
+// and are bounded against amplification; errors reveal nothing of the file
+// system.
+//
+// # Validators and freshness
+//
+// A file served from memory has its content's ETag (the first 128 bits of
+// its SHA-256), so replicas agree whatever their mtimes. A larger file is
+// never read before its first byte goes out, so a request reads no more of
+// it than it sends: its ETag is built from its size and its mtime in
+// nanoseconds, which cp -p, rsync -t, tar and container layers preserve,
+// so replicas holding the same copy agree. It misses one change: other
+// bytes of the same size with the mtime restored. A digest sibling
 // ("video.mp4.sha256", sha256sum's output, not older than the file) gives
 // such a file its content ETag after all, and a Repr-Digest field (RFC 9530).
+//
+// A cached file is confirmed unchanged before it is served: on Linux, by
+// file system events where they can be trusted, with no system call per
+// request; elsewhere by one stat per request (Options.Revalidate). The
+// repository's docs/freshness.md has the details.
+//
+// # Compression
 //
 // Compression is built in and on by default (Options.Compression). A client
 // that accepts a coding (Accept-Encoding, q-values honoured; ties go to br,
@@ -46,5 +98,6 @@
 // response for such a file carries "Vary: Accept-Encoding". Large siblings
 // still go zero-copy. Behind an outer compressor (gzhttp, chi's Compress),
 // jaws's encoded answers pass through untouched; in front of jaws, no
-// compressor is needed.
+// compressor is needed. The trade-offs are in the repository's
+// docs/compression.md.
 package jaws

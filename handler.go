@@ -27,19 +27,24 @@ type Options struct {
 	// largest size at which the memory path beat the file path on the
 	// development machine (bench/results/calibrate.txt); above it the
 	// file path's sendfile saves the copy that a write from memory makes.
-	// `go run ./bench/calibrate` measures it on yours. Negative means no
-	// file is served from memory.
+	// `go run ./bench/calibrate` measures it on yours, which is the reason
+	// to change it. Negative means no file is served from memory (and none
+	// is compressed on first request, see Compression).
 	CacheMaxFileSize int64
 
 	// CacheMaxBytes bounds, in bytes, the memory the cache may hold: file
-	// bodies, their precomputed header values and about 512 bytes of
-	// bookkeeping per file. 0 means the default, 64 MiB. Size it to the
-	// small files you want served from memory plus 1 KiB per file; when they
-	// do not all fit, ristretto's TinyLFU admission keeps the most requested.
-	// Negative disables caching of bodies: only the entries of recently
-	// served files (validators, type, descriptor) are kept (within 1 MiB),
-	// because hashing a small file for its ETag on every request would cost
-	// far more than that memory.
+	// bodies, compressed variants, their precomputed header values and
+	// about 512 bytes of bookkeeping per file. A larger file's open
+	// descriptor, shared by its transfers, counts 64 KiB, so the cache keeps
+	// at most CacheMaxBytes/64 KiB descriptors open (1024 by default). 0
+	// means the default, 64 MiB. Size it to the small files and compressed
+	// text you want served from memory plus 1 KiB per file; when they do
+	// not all fit, ristretto's TinyLFU admission keeps the most requested
+	// (Stats().CacheMisses and CacheEvictions show the churn). Negative
+	// disables caching of bodies: only the entries of recently served files
+	// (validators, type, descriptor) are kept (within 1 MiB), because
+	// hashing a small file for its ETag on every request would cost far
+	// more than that memory.
 	CacheMaxBytes int64
 
 	// ServeDotFiles serves names with an element that starts with a dot
@@ -95,12 +100,14 @@ type Options struct {
 	// measured their own machines.
 	Transfer Transfer
 
-	// ZeroCopyMinSize is the size in bytes from which a file sent from disk
+	// ZeroCopyMinSize is the size in bytes from which a response from disk
 	// takes the zero-copy path (where it applies); smaller ones take the
 	// fallback, where net/http uses sendfile itself. 0 means the default,
-	// 512 KiB (or just above CacheMaxFileSize, if that is larger): the load
-	// benchmark found net/http's own path a little ahead at 256 KiB and the
-	// zero-copy path well ahead from 1 MiB.
+	// 512 KiB (or just above CacheMaxFileSize, if that is larger), between
+	// the sizes where the load benchmark found net/http's own path ahead
+	// and those where it found the zero-copy path ahead (bench/README.md,
+	// results in bench/results). Change it after measuring your machine
+	// and network with bench/run.sh.
 	ZeroCopyMinSize int64
 
 	// SendTimeout bounds, per write, how long the zero-copy path waits for a
@@ -111,7 +118,8 @@ type Options struct {
 
 	// SendChunk caps the bytes one zero-copy call sends, so that one fast
 	// client cannot keep the thread from others (nginx's
-	// sendfile_max_chunk). 0 means the default, 2 MiB.
+	// sendfile_max_chunk); SendTimeout is renewed before each. 0 means the
+	// default, 2 MiB.
 	SendChunk int64
 
 	// Compression sets how files are served compressed: precompressed
@@ -147,9 +155,9 @@ const (
 	defaultCacheMaxBytes    = 64 << 20
 	defaultMaxRanges        = 32
 
-	// Measured with bench/run.sh on the development machine: at 256 KiB,
-	// keep-alive, net/http's own sendfile was a little ahead of the hijack
-	// (0.89-0.97x), at 1 MiB the hijack was 1.7-1.9x ahead.
+	// Between the sizes where bench/run.sh found net/http's own sendfile
+	// ahead of the hijack (256 KiB, keep-alive) and those where it found
+	// the hijack ahead (1 MiB); see bench/README.md.
 	defaultZeroCopyMinSize = 512 << 10
 )
 

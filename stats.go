@@ -4,7 +4,8 @@ import "sync/atomic"
 
 // Stats are counters since the Handler was created.
 type Stats struct {
-	// Requests is every request ServeHTTP saw, whatever its answer.
+	// Requests is every request the handler saw (ServeHTTP, ServeNext,
+	// ServeFile), whatever its answer.
 	Requests uint64
 	// Memory, ZeroCopy and Fallback count the 200/206 responses each
 	// transfer path sent and the body bytes it wrote (HEAD counts a
