@@ -46,12 +46,12 @@ import (
 //     which passes on CloseWrite, ReadFrom, SyscallConn, and offers
 //     NetConn for the connection beneath.
 //
-// What cannot be made the same is documented in the README ("The zero-copy
-// path") and SECURITY.md: BaseContext and ConnContext run again for each
-// hand-back; ConnState goes StateHijacked, then StateNew; and the next
-// request's header is held to MaxHeaderBytes (plus 4096) like a first
-// request's, without the bytes net/http's buffer may hold uncounted on a
-// kept connection.
+// What cannot be made the same is documented in docs/zerocopy.md ("What
+// still differs from net/http") and SECURITY.md: BaseContext and
+// ConnContext run again for each hand-back; ConnState goes StateHijacked,
+// then StateNew; and the next request's header is held to MaxHeaderBytes
+// (plus 4096) like a first request's, without the bytes net/http's buffer
+// may hold uncounted on a kept connection.
 
 // requestStart is how many bytes of the next request net/http waits for,
 // under the idle timeout, before it arms its request timeouts (Peek(4) in

@@ -780,7 +780,7 @@ func TestShrinkingFileAbortsResponse(t *testing.T) {
 					// in place changes bytes already queued. What holds here is
 					// that the response is cut short (checked above); files
 					// should be replaced by rename, which never has this effect
-					// (TestFreshness). Documented in README.md.
+					// (TestFreshness). Documented in docs/zerocopy.md.
 					t.Logf("sendfile limit: bytes %d.. changed in flight by the truncation", len(head))
 					return
 				}
