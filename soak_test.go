@@ -34,7 +34,7 @@ import (
 func TestSoak(t *testing.T) {
 	spec := os.Getenv("JAWS_SOAK")
 	if spec == "" {
-		t.Skip("a soak test: set JAWS_SOAK to a duration to run it, e.g. JAWS_SOAK=3m (README.md, Hardening)")
+		t.Skip("a soak test: set JAWS_SOAK to a duration to run it, e.g. JAWS_SOAK=3m (CONTRIBUTING.md, Soak)")
 	}
 	dur, err := time.ParseDuration(spec)
 	must(t, err)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up Wine to run Windows test binaries (GOOS=windows go test), as
-# ../shared/WINE.md describes, and prints the directory to put first on PATH:
-# it holds go_windows_amd64_exec, which go test uses to run each binary.
+# CONTRIBUTING.md ("Windows, under Wine") describes, and prints the
+# directory to put first on PATH: it holds go_windows_amd64_exec, which go
+# test uses to run each binary.
 # Idempotent: a prefix already set up is reused.
 set -euo pipefail
 state=${JAWS_WINE_DIR:-/tmp/jaws-wine}

@@ -41,7 +41,7 @@ func New(t testing.TB) *Site {
 }
 
 // TempDir is t.TempDir, except on Windows, where the tests also run under
-// Wine, whose os.RemoveAll fails (see ../shared/WINE.md): there the tree is
+// Wine, whose os.RemoveAll fails (see CONTRIBUTING.md): there the tree is
 // removed entry by entry, deepest first.
 func TempDir(t testing.TB) string {
 	if runtime.GOOS != "windows" {
