@@ -65,8 +65,13 @@
 // stay inside it; dotfiles are 404 (except /.well-known/), as are FIFOs,
 // devices and directories without index.html; ETags are strong;
 // preconditions follow RFC 9110 §13.2.2; Range requests follow RFC 9110 §14
-// and are bounded against amplification; errors reveal nothing of the file
-// system.
+// and are bounded against amplification (Options.MaxRanges); redirect
+// targets are percent-encoded. Errors reveal nothing of the file system: a
+// permission error is 403, I/O errors (EIO, ENOMEM) are 500 and logged to
+// Options.ErrorLog, running out of descriptors (EMFILE, ENFILE) is a fast
+// 503 with Retry-After while cache hits go on, and everything else that
+// cannot be served (escapes, loops, special files, bad names) looks like a
+// missing file: 404.
 //
 // # Validators and freshness
 //

@@ -65,6 +65,14 @@ type Options struct {
 	// ignored and the whole file is sent (RFC 9110 §14.2 allows ignoring
 	// such requests). 0 means the default, 32. Negative ignores every Range
 	// header, as a server without range support would.
+	//
+	// Whatever it is, ranges that overlap or lie less than 256 bytes apart
+	// are merged, so no byte is sent twice; parts keep the order asked for;
+	// a header asking for so many separate parts that their multipart
+	// headers would outweigh the file is ignored (200, the whole file,
+	// against CVE-2011-3192); a compressed variant serves one range at
+	// most. Range is ignored on HEAD and for units other than bytes, and
+	// "bytes=-0" alone is unsatisfiable (416).
 	MaxRanges int
 
 	// Revalidate sets how a file held in memory is confirmed unchanged
