@@ -867,8 +867,9 @@ func TestServeURL(t *testing.T) {
 	}
 }
 
-// TestReadmeMounts checks the ways README.md shows to mount a Handler, at the
-// root and under a prefix, with net/http and with chi.
+// TestReadmeMounts checks the ways README.md and the package docs show to
+// mount a Handler, at the root and under a prefix, with net/http and with
+// chi.
 func TestReadmeMounts(t *testing.T) {
 	t.Parallel()
 	sub, err := fs.Sub(site, "site")

@@ -12,7 +12,7 @@ import (
 )
 
 // TestMount serves the fixture under a prefix in every router setup the
-// README shows and checks files, redirects (which must land under the
+// README and Mount's doc show and checks files, redirects (which must land under the
 // prefix), custom 404 and 405 pages and non-canonical paths.
 func TestMount(t *testing.T) {
 	t.Parallel()
