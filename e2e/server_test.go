@@ -125,8 +125,21 @@ type logged struct {
 //	2006/01/02 15:04:05 "GET http://127.0.0.1:8080/assets/video.webm HTTP/1.1" from 127.0.0.1:53412 - 206 65536B in 1.2ms
 var requestLine = regexp.MustCompile(`"([A-Z]+) (\S+) HTTP/[0-9.]+" from \S+ - ([0-9]{3}) ([0-9]+)B in `)
 
-// parseRequest reads a request log line; ok is false for other lines.
+// accessLine is a line of jaws's access log (Options.AccessLog through
+// slog's text handler), which the example writes for its site's files:
+//
+//	time=... level=INFO msg=jaws method=GET path=/assets/video.webm status=206 bytes=65536 duration=1.2ms transfer=fallback coding=""
+var accessLine = regexp.MustCompile(`msg=jaws method=([A-Z]+) path=(\S+) status=([0-9]{3}) bytes=([0-9]+) `)
+
+// parseRequest reads a request log line, chi's or jaws's; ok is false for
+// other lines.
 func parseRequest(line string) (r logged, ok bool) {
+	if m := accessLine.FindStringSubmatch(line); m != nil {
+		r.method, r.path = m[1], m[2]
+		r.status, _ = strconv.Atoi(m[3])
+		r.bytes, _ = strconv.ParseInt(m[4], 10, 64)
+		return r, true
+	}
 	m := requestLine.FindStringSubmatch(line)
 	if m == nil {
 		return logged{}, false

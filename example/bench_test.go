@@ -22,7 +22,7 @@ func (w *discardWriter) WriteHeader(int)             {}
 func BenchmarkRouter_1K(b *testing.B) {
 	dir := b.TempDir()
 	os.WriteFile(filepath.Join(dir, "1K.bin"), make([]byte, 1024), 0o644)
-	h, fsys, err := newHandler(dir, io.Discard)
+	h, fsys, err := newHandler(dir, io.Discard, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func BenchmarkRouter_1K(b *testing.B) {
 func BenchmarkBare_1K(b *testing.B) {
 	dir := b.TempDir()
 	os.WriteFile(filepath.Join(dir, "1K.bin"), make([]byte, 1024), 0o644)
-	h, _, err := newHandler(dir, io.Discard)
+	h, _, err := newHandler(dir, io.Discard, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -43,6 +43,7 @@ import (
 	"io"
 	"io/fs"
 	"log"
+	"log/slog"
 	"mime"
 	"net"
 	"net/http"
@@ -111,15 +112,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("unexpected arguments: %q", flags.Args())
 	}
 
-	h, fsys, err := newHandler(*root, stderr)
+	// With -log, jaws logs the site's requests itself (Options.AccessLog)
+	// and chi's logger the API's: a logging middleware in front of jaws
+	// would take the zero-copy path from large files.
+	var requestLog *log.Logger
+	var accessLog *slog.Logger
+	if *logRequests {
+		requestLog = log.New(stderr, "", log.LstdFlags)
+		accessLog = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	h, fsys, err := newHandler(*root, stderr, accessLog)
 	if err != nil {
 		return err
 	}
 	serving := cmp.Or(*root, demoSite)
-	var requestLog *log.Logger
-	if *logRequests {
-		requestLog = log.New(stderr, "", log.LstdFlags)
-	}
 	router, err := newRouter(h, fsys, requestLog)
 	if err != nil {
 		return errors.Join(err, h.Close())
@@ -160,17 +166,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return errors.Join(err, h.Shutdown(shutdownCtx))
 }
 
-// newHandler returns the app's jaws handler, with the app's 404 page and
-// errors logged to errorLog, and the files it serves as an fs.FS, for
+// newHandler returns the app's jaws handler, with the app's 404 page,
+// errors logged to errorLog and, if not nil, its responses to accessLog,
+// and the files it serves as an fs.FS, for
 // /api/files. It serves the directory dir, or the demo site when dir is "".
-func newHandler(dir string, errorLog io.Writer) (*jaws.Handler, fs.FS, error) {
+func newHandler(dir string, errorLog io.Writer, accessLog *slog.Logger) (*jaws.Handler, fs.FS, error) {
 	page, err := newNotFoundPage()
 	if err != nil {
 		return nil, nil, err
 	}
 	opts := jaws.Options{
-		NotFound: page,
-		ErrorLog: log.New(errorLog, "", log.LstdFlags),
+		NotFound:  page,
+		ErrorLog:  log.New(errorLog, "", log.LstdFlags),
+		AccessLog: accessLog,
 	}
 	var h *jaws.Handler
 	var fsys fs.FS
@@ -196,7 +204,8 @@ func newHandler(dir string, errorLog io.Writer) (*jaws.Handler, fs.FS, error) {
 
 // newRouter builds the application: its API, the counters, and the site,
 // the files of fsys served by h at / as a single-page app. A non-nil
-// requestLog gets a line per request.
+// requestLog gets a line per request to the API and the counters (the
+// site's are h's, Options.AccessLog).
 func newRouter(h *jaws.Handler, fsys fs.FS, requestLog *log.Logger) (http.Handler, error) {
 	// The API's answers are made per request, so a streaming compressor
 	// suits them. gzhttp rather than chi's middleware.Compress: it leaves
@@ -210,9 +219,6 @@ func newRouter(h *jaws.Handler, fsys fs.FS, requestLog *log.Logger) (http.Handle
 	}
 	compressAPI := func(next http.Handler) http.Handler { return gz(next) }
 	r := chi.NewRouter()
-	if requestLog != nil {
-		r.Use(middleware.RequestLogger(&middleware.DefaultLogFormatter{Logger: requestLog, NoColor: true}))
-	}
 	r.Use(middleware.Recoverer)
 
 	// The site, at / only, as a bundler lays it out: /assets/NAME is the
@@ -228,8 +234,13 @@ func newRouter(h *jaws.Handler, fsys fs.FS, requestLog *log.Logger) (http.Handle
 	r.Use(filesFirst(jawsmw.CacheControl(), jawsmw.SPA(h, jawsmw.SPAOptions{})))
 	r.NotFound(h.ServeHTTP)
 
-	r.Get("/debug/jaws", statsHandler(h))
-	r.Route("/api", func(r chi.Router) {
+	// The application's routes, logged by chi's logger when asked to.
+	var app chi.Router = r
+	if requestLog != nil {
+		app = r.With(middleware.RequestLogger(&middleware.DefaultLogFormatter{Logger: requestLog, NoColor: true}))
+	}
+	app.Get("/debug/jaws", statsHandler(h))
+	app.Route("/api", func(r chi.Router) {
 		r.Use(middleware.SetHeader("Cache-Control", "no-store"), compressAPI)
 		r.Get("/time", timeHandler)
 		r.Get("/files", filesHandler(fsys))

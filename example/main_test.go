@@ -984,3 +984,62 @@ func TestReadmeMounts(t *testing.T) {
 		})
 	}
 }
+
+// TestRunLog: with -log, jaws logs the site's files itself (AccessLog), so
+// a large file keeps the zero-copy path, and chi's logger the API's routes;
+// no request is logged twice.
+func TestRunLog(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	big := strings.Repeat("\x00\x01jaws", 200<<10)
+	if err := os.WriteFile(filepath.Join(dir, "big.bin"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var stderr bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := run(ctx, []string{"-root", dir, "-addr", "127.0.0.1:0", "-log"}, pw, lockedWriter{&mu, &stderr})
+		pw.Close()
+		done <- err
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, pr)
+	base := line[strings.LastIndex(line, " on ")+len(" on ") : len(line)-1]
+	if resp, body := do(t, noRedirects, "GET", base+"big.bin", nil); resp.StatusCode != 200 || len(body) != len(big) {
+		t.Fatalf("big.bin: %d, %d bytes", resp.StatusCode, len(body))
+	}
+	do(t, noRedirects, "GET", base+"api/time", nil)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	logged := stderr.String()
+	mu.Unlock()
+	if !regexp.MustCompile(`msg=jaws method=GET path=/big.bin status=200 bytes=` + strconv.Itoa(len(big)) + ` duration=\S+ transfer=zerocopy`).MatchString(logged) {
+		t.Errorf("no access-log line for the zero-copy file:\n%s", logged)
+	}
+	if !strings.Contains(logged, `"GET http://`) || !strings.Contains(logged, `/api/time HTTP/1.1" from`) {
+		t.Errorf("no chi log line for the API:\n%s", logged)
+	}
+	if strings.Count(logged, "big.bin") != 1 {
+		t.Errorf("big.bin logged %d times:\n%s", strings.Count(logged, "big.bin"), logged)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
