@@ -48,7 +48,8 @@ usage: bench/run.sh [-quick] [-scenarios LIST | -compress-only] [-runs N] [-dura
   -net LIST       loopback, veth or both (default loopback): veth puts the load
                   generator in a network namespace of its own, joined to the
                   servers by a veth pair (10.77.0.2 -> 10.77.0.1); needs root
-  -servers LIST   comma-separated subset of jaws,jaws-bare,stdlib,ceiling,ceiling-min,nginx
+  -servers LIST   comma-separated subset of
+                  jaws,jaws-bare,jaws-embed,stdlib,ceiling,ceiling-min,nginx
   -cservers LIST  the compress scenario's servers, a subset of
                   jaws,jaws-bare,chi-compress,stdlib,nginx-gzip (default all):
                   jaws and jaws-bare are measured with and without gzip,
@@ -87,7 +88,7 @@ conns_given=false
 bigconns=4
 inflight=256M
 nets=loopback
-servers=jaws,jaws-bare,stdlib,ceiling,ceiling-min,nginx
+servers=jaws,jaws-bare,jaws-embed,stdlib,ceiling,ceiling-min,nginx
 cservers=jaws,jaws-bare,chi-compress,stdlib,nginx-gzip
 tservers=jaws-bare,stdlib,ceiling,nginx
 tsizes=1K,64K,1M
@@ -279,6 +280,17 @@ for s in "${size_list[@]}" "${tsize_list[@]}"; do
 	[ -f "$www/$s.bin" ] || head -c "$(bytes_of "$s")" /dev/urandom >"$www/$s.bin"
 done
 $files && log "files: ${size_list[*]} in $www"
+
+# jaws-embed serves the same files from an embed.FS: they are copied next to
+# bench/peers for a build with -tags jawsembed, and removed again.
+if [[ ",${servers}," == *,jaws-embed,* ]] && $files; then
+	emb=$repo/bench/peers/embedded
+	rm -rf "$emb" && mkdir -p "$emb"
+	cp "$www"/*.bin "$emb"/
+	log "building jaws-embed with $(du -sh "$emb" | cut -f1) of embedded files"
+	go build -tags jawsembed -o "$tmp/bin/peers-embed" ./bench/peers
+	rm -rf "$emb"
+fi
 $tls && log "tls files: ${tsize_list[*]} in $www"
 
 # The compress scenario's file: 64 KiB of real JavaScript, the same bytes on
@@ -462,6 +474,8 @@ for srv in "${server_list[@]}" "${cserver_list[@]}"; do
 		start_go jaws-bare "$tmp/bin/peers" -mode jaws -stats 127.0.0.1:0 -root "$www" -addr "$srvhost:0"
 		surl[jaws-bare]=$(grep -oE 'http://[0-9.:]+/debug/jaws' "$tmp/jaws-bare.log" | head -1)
 		;;
+	# jaws.NewFS over an embed.FS of the same files, built in below.
+	jaws-embed) start_go jaws-embed "$tmp/bin/peers-embed" -mode jaws-embed -addr "$srvhost:0" ;;
 	stdlib | ceiling | ceiling-min | chi-compress) start_go "$srv" "$tmp/bin/peers" -mode "$srv" -root "$www" -addr "$srvhost:0" ;;
 	nginx) start_nginx nginx ;;
 	nginx-gzip) start_nginx nginx-gzip "$nginx_gzip" ;;

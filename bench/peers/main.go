@@ -5,6 +5,7 @@
 //	peers -mode ceiling     -root DIR -addr 127.0.0.1:0   # bytes from a map, jaws's header set
 //	peers -mode ceiling-min -root DIR -addr 127.0.0.1:0   # bytes from a map, Content-Type and -Length only
 //	peers -mode jaws        -root DIR -addr 127.0.0.1:0   # jaws.New(DIR, jaws.Options{}), no router
+//	peers -mode jaws-embed            -addr 127.0.0.1:0   # jaws.NewFS of files embedded at build time
 //	peers -mode chi-compress -root DIR -addr 127.0.0.1:0  # chi's middleware.Compress(5) around http.FileServer
 //
 // The two ceilings read every file under DIR into memory at start and answer
@@ -158,6 +159,10 @@ func run(mode, root, addr string) error {
 	return nil
 }
 
+// embeddedSite is the files embedded by a build with -tags jawsembed
+// (embed.go), for -mode jaws-embed; nil otherwise.
+var embeddedSite func() (fs.FS, error)
+
 var (
 	revalidate time.Duration
 	transfer   string
@@ -212,6 +217,15 @@ func handler(mode, root string) (http.Handler, error) {
 			return nil, fmt.Errorf("unknown -transfer %q", transfer)
 		}
 		return jaws.New(root, jaws.Options{Revalidate: revalidate, Transfer: t})
+	case "jaws-embed":
+		if embeddedSite == nil {
+			return nil, errors.New("-mode jaws-embed needs a build with -tags jawsembed and the files in bench/peers/embedded (bench/run.sh does both)")
+		}
+		site, err := embeddedSite()
+		if err != nil {
+			return nil, err
+		}
+		return jaws.NewFS(site, jaws.Options{})
 	case "chi-compress":
 		return middleware.Compress(5)(http.FileServer(http.Dir(root))), nil
 	case "ceiling", "ceiling-min":
@@ -221,7 +235,7 @@ func handler(mode, root string) (http.Handler, error) {
 		}
 		return files, nil
 	}
-	return nil, fmt.Errorf("unknown -mode %q: want stdlib, ceiling, ceiling-min, jaws or chi-compress", mode)
+	return nil, fmt.Errorf("unknown -mode %q: want stdlib, ceiling, ceiling-min, jaws, jaws-embed or chi-compress", mode)
 }
 
 // serveStats serves h.Stats() as JSON at /debug/jaws on a listener at addr

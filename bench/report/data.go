@@ -17,7 +17,7 @@ import (
 
 // The servers in the order tables and legends show them; a server missing
 // from the results is left out.
-var serverOrder = []string{"jaws", "jaws-bare", "stdlib", "ceiling", "ceiling-min", "nginx"}
+var serverOrder = []string{"jaws", "jaws-bare", "jaws-embed", "stdlib", "ceiling", "ceiling-min", "nginx"}
 
 // The connection modes: wrk's default keep-alive, and "Connection: close".
 var modeOrder = []string{"keepalive", "close"}

@@ -578,6 +578,18 @@ func (d *data) targets(b *strings.Builder) {
 			check(fmt.Sprintf("%s keep-alive: jaws ≥ 0.85× %s", sizeLabel(n), peer), d.sizeOf(n), peer, 0.85)
 		}
 	}
+	if d.has("jaws-embed") && d.has("ceiling-min") {
+		// jaws.NewFS over an embed.FS (issue 14's target).
+		if size := d.sizeOf(1 << 10); d.bytes[size] != 0 {
+			if r := d.ratioOf("jaws-embed", size, "ceiling-min", prim); !math.IsNaN(r) {
+				cols := []string{"1 KiB keep-alive: jaws-embed (NewFS over an embed.FS) ≥ 0.9× ceiling-min", fmt.Sprintf("%.3f×", r), yes(r >= 0.9)}
+				if bare {
+					cols = append(cols, "")
+				}
+				row(b, cols)
+			}
+		}
+	}
 	if d.has("stdlib") {
 		// Slower beyond noise: every run of jaws below every run of
 		// stdlib, so the ranges do not overlap.

@@ -33,6 +33,7 @@ var serverStyle = map[string]struct {
 }{
 	"jaws":        {"#d62728", "", 3},
 	"jaws-bare":   {"#ff9896", "6,3", 2},
+	"jaws-embed":  {"#ff7f0e", "2,3", 2},
 	"stdlib":      {"#1f77b4", "", 1.8},
 	"ceiling":     {"#2ca02c", "", 1.8},
 	"ceiling-min": {"#2ca02c", "5,4", 1.5},
