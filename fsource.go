@@ -50,16 +50,7 @@ func (s *fsSource) open(name string) (fs.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if !servable(info) {
-		f.Close()
-		return nil, nil, errNotRegular
-	}
-	return f, info, nil
+	return statServable(f)
 }
 
 func (s *fsSource) stat(name string) (fs.FileInfo, error) { return fs.Stat(s.fsys, name) }

@@ -491,15 +491,7 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, 
 	// An ETag set by an outer handler is the one preconditions compare
 	// with, as in http.ServeContent: how an application pins validators
 	// to a release.
-	etag := e.etag
-	if v, ok := hdr["Etag"]; ok {
-		etag = ""
-		if len(v) > 0 {
-			etag = v[0]
-		}
-	} else {
-		hdr["Etag"] = e.hdrETag
-	}
+	etag := keepOuter(hdr, "Etag", e.hdrETag)
 	status, useRange := evalPreconditions(r.Method, r.Header, etag, mod)
 	switch status {
 	case http.StatusNotModified:
@@ -511,15 +503,7 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, 
 	}
 
 	// A Content-Type set by an outer handler wins, as in http.ServeContent.
-	ctype := e.ctype
-	if v, ok := hdr["Content-Type"]; ok {
-		ctype = ""
-		if len(v) > 0 {
-			ctype = v[0]
-		}
-	} else {
-		hdr["Content-Type"] = e.hdrCtype
-	}
+	ctype := keepOuter(hdr, "Content-Type", e.hdrCtype)
 	size := e.size()
 	rangeHdr := ""
 	if useRange {
@@ -609,6 +593,20 @@ func (h *Handler) serveDir(w http.ResponseWriter, r *http.Request, dir fs.File) 
 	if r.Method != http.MethodHead {
 		w.Write(body)
 	}
+}
+
+// keepOuter returns the value an outer handler set for key (a canonical
+// key), or sets the entry's own shared values and returns the first.
+func keepOuter(hdr http.Header, key string, own []string) string {
+	v, ok := hdr[key]
+	if !ok {
+		hdr[key] = own
+		v = own
+	}
+	if len(v) == 0 {
+		return ""
+	}
+	return v[0]
 }
 
 // writeNotModified sends a 304 without representation metadata other than

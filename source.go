@@ -60,16 +60,7 @@ func (d *dirSource) open(name string) (fs.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if !servable(info) {
-		f.Close()
-		return nil, nil, errNotRegular
-	}
-	return f, info, nil
+	return statServable(f)
 }
 
 func (d *dirSource) stat(name string) (fs.FileInfo, error) { return d.root.stat(name) }
@@ -91,6 +82,20 @@ func (d *dirSource) close() error {
 	d.watch.close()
 	d.statDir.close()
 	return d.root.Close()
+}
+
+// statServable returns f with its metadata if it is a file jaws serves or a
+// directory it looks into, and closes it otherwise.
+func statServable(f fs.File) (fs.File, fs.FileInfo, error) {
+	info, err := f.Stat()
+	if err == nil && !servable(info) {
+		err = errNotRegular
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, info, nil
 }
 
 // servable reports whether info is of a file jaws serves or a directory it
