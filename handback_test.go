@@ -59,7 +59,7 @@ func shutdownStep(srv *http.Server) func() string {
 // answers the first and closes.
 func pipelinedClose(first string) func(*http.Server) []step {
 	return func(*http.Server) []step {
-		return []step{{Send: first + req(), Read: 2, Closed: time.Second}}
+		return []step{{Send: first + req(), Read: 2, Closed: closeWithin}}
 	}
 }
 
@@ -80,6 +80,13 @@ func setHeader(k, v string) func(http.Handler) http.Handler {
 }
 
 type connTypeKey struct{}
+
+// closeWithin bounds how long a conversation waits for a close that both
+// servers make after a timeout of at most 300 ms or at once. It is loose
+// because the suite runs in parallel under -race on two cores; a close that
+// net/http makes and jaws does not still shows, and the 5 s that net/http
+// leaves a StateNew connection alone on Shutdown stays outside it.
+const closeWithin = 3 * time.Second
 
 var handbackCases = []handbackCase{
 	// 1. Close decisions.
@@ -106,29 +113,29 @@ var handbackCases = []handbackCase{
 	{name: "1/keep-alives disabled", zeroCopy: 1,
 		steps: func(srv *http.Server) []step {
 			return []step{{Do: func() string { srv.SetKeepAlivesEnabled(false); return "" },
-				Send: req() + req(), Read: 2, Closed: time.Second}}
+				Send: req() + req(), Read: 2, Closed: closeWithin}}
 		}},
 	{name: "1/keep-alives disabled while idle", zeroCopy: 1,
 		steps: func(srv *http.Server) []step {
 			return []step{{Send: req(), Read: 1},
-				{Do: func() string { srv.SetKeepAlivesEnabled(false); return "" }, Closed: time.Second}}
+				{Do: func() string { srv.SetKeepAlivesEnabled(false); return "" }, Closed: closeWithin}}
 		}},
 	{name: "1/keep-alives disabled with half a request", zeroCopy: 1,
 		steps: func(srv *http.Server) []step {
 			return []step{{Send: req(), Read: 1}, {Send: "GET /x HTTP/1.1\r\nHo"},
-				{Pause: 100 * time.Millisecond, Do: func() string { srv.SetKeepAlivesEnabled(false); return "" }, Closed: time.Second}}
+				{Pause: 100 * time.Millisecond, Do: func() string { srv.SetKeepAlivesEnabled(false); return "" }, Closed: closeWithin}}
 		}},
 
 	// 2. Timeouts between and within requests.
 	{name: "2/ReadHeaderTimeout shorter than IdleTimeout", zeroCopy: 1,
 		config: func(s *http.Server) { s.ReadHeaderTimeout, s.IdleTimeout = 200*time.Millisecond, 800*time.Millisecond },
 		steps: func(*http.Server) []step {
-			return []step{{Send: req(), Read: 1, Open: 500 * time.Millisecond, Closed: 1500 * time.Millisecond}}
+			return []step{{Send: req(), Read: 1, Open: 500 * time.Millisecond, Closed: closeWithin}}
 		}},
 	{name: "2/ReadTimeout shorter than IdleTimeout", zeroCopy: 1,
 		config: func(s *http.Server) { s.ReadTimeout, s.IdleTimeout = 200*time.Millisecond, 800*time.Millisecond },
 		steps: func(*http.Server) []step {
-			return []step{{Send: req(), Read: 1, Open: 500 * time.Millisecond, Closed: 1500 * time.Millisecond}}
+			return []step{{Send: req(), Read: 1, Open: 500 * time.Millisecond, Closed: closeWithin}}
 		}},
 	{name: "2/request after a pause longer than ReadHeaderTimeout", zeroCopy: 2,
 		config: func(s *http.Server) { s.ReadHeaderTimeout, s.IdleTimeout = 200*time.Millisecond, 2*time.Second },
@@ -139,12 +146,12 @@ var handbackCases = []handbackCase{
 		config: func(s *http.Server) { s.ReadHeaderTimeout, s.IdleTimeout = 300*time.Millisecond, 2*time.Second },
 		steps: func(*http.Server) []step {
 			return []step{{Send: req(), Read: 1},
-				{Pause: 100 * time.Millisecond, Send: "GET " + f + " HTTP/1.1\r\n", Open: 150 * time.Millisecond, Closed: time.Second}}
+				{Pause: 100 * time.Millisecond, Send: "GET " + f + " HTTP/1.1\r\n", Open: 150 * time.Millisecond, Closed: closeWithin}}
 		}},
 	{name: "2/IdleTimeout alone", zeroCopy: 1,
 		config: func(s *http.Server) { s.IdleTimeout = 300 * time.Millisecond },
 		steps: func(*http.Server) []step {
-			return []step{{Send: req(), Read: 1, Closed: 1500 * time.Millisecond}}
+			return []step{{Send: req(), Read: 1, Closed: closeWithin}}
 		}},
 
 	// 3. WriteTimeout over the whole response.
@@ -158,21 +165,21 @@ var handbackCases = []handbackCase{
 	{name: "4/Shutdown with half a request pipelined", zeroCopy: 1,
 		steps: func(srv *http.Server) []step {
 			return []step{{Send: req() + "GET /x HTTP/1.1\r\nHo", Read: 1},
-				{Do: shutdownStep(srv), Closed: time.Second}}
+				{Do: shutdownStep(srv), Closed: closeWithin}}
 		}},
 	{name: "4/Shutdown with half a request sent after the response", zeroCopy: 1,
 		steps: func(srv *http.Server) []step {
 			return []step{{Send: req(), Read: 1}, {Send: "GET /x HTTP/1.1\r\nHo"},
-				{Pause: 100 * time.Millisecond, Do: shutdownStep(srv), Closed: time.Second}}
+				{Pause: 100 * time.Millisecond, Do: shutdownStep(srv), Closed: closeWithin}}
 		}},
 	{name: "4/Shutdown while idle", zeroCopy: 1,
 		steps: func(srv *http.Server) []step {
-			return []step{{Send: req(), Read: 1}, {Do: shutdownStep(srv), Closed: time.Second}}
+			return []step{{Send: req(), Read: 1}, {Do: shutdownStep(srv), Closed: closeWithin}}
 		}},
 	{name: "4/IdleTimeout with 2 bytes pipelined", zeroCopy: 1,
 		config: func(s *http.Server) { s.IdleTimeout = 300 * time.Millisecond },
 		steps: func(*http.Server) []step {
-			return []step{{Send: req() + "GE", Read: 1, Closed: 1500 * time.Millisecond}}
+			return []step{{Send: req() + "GE", Read: 1, Closed: closeWithin}}
 		}},
 
 	// 5. What net/http and the server's hooks see.
@@ -224,7 +231,7 @@ var handbackCases = []handbackCase{
 			})
 		},
 		steps: func(*http.Server) []step {
-			return []step{{Send: req() + "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", Read: 2, Closed: time.Second}}
+			return []step{{Send: req() + "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", Read: 2, Closed: closeWithin}}
 		}},
 
 	// 7. A header written before jaws runs.
