@@ -19,7 +19,7 @@ func writeMarkdown(w io.Writer, d *data) error {
 
 	p("# Load benchmark results\n\n")
 	p("Written by `bench/run.sh` (through `bench/report`); see `bench/README.md` for what each server is and how it is measured.\n\n")
-	if d.hasSummary() {
+	if d.hasCharts() {
 		p("## Summary\n\n")
 		d.writeSummary(&b)
 		p("\n")
@@ -50,10 +50,12 @@ func writeSummaryFile(w io.Writer, d *data) error {
 	return err
 }
 
-// hasCharts and hasSummary: the files or the tls scenario was measured.
+// hasCharts: the files or the tls scenario was measured, so there is a
+// summary and there are charts.
 func (d *data) hasCharts() bool { return len(d.samples) > 0 || d.tlsData != nil }
 
-func (d *data) hasSummary() bool { return d.hasCharts() }
+// minNoiseRuns is the fewest runs whose range tells noise from a difference.
+const minNoiseRuns = 3
 
 // summaryPeers are the summary's ratios: jaws over http.FileServer, over
 // the net/http ceiling (jaws's header set) and over nginx.
@@ -435,7 +437,7 @@ func (d *data) ratioCell(size, server, peer string, st setup) string {
 	if math.IsNaN(r) {
 		return "-"
 	}
-	s, o := d.cell(size, server, st).clientBound(), d.cell(size, peer, st).clientBound()
+	s, o := d.bound(size, server, peer, st)
 	switch {
 	case s && o:
 		return "~" + ratio(r)
@@ -447,9 +449,25 @@ func (d *data) ratioCell(size, server, peer string, st setup) string {
 	return ratio(r)
 }
 
+// bound reports which of two cells was client-bound.
+func (d *data) bound(size, a, b string, st setup) (x, y bool) {
+	ca, cb := d.cell(size, a, st), d.cell(size, b, st)
+	return ca != nil && ca.clientBound(), cb != nil && cb.clientBound()
+}
+
+// met says whether a ratio r of a over b reaches want, where a
+// client-bound cell may hide the answer: a bound a makes r a lower bound
+// (a may be faster), a bound b an upper one.
+func met(r, want float64, aBound, bBound bool) string {
+	if r >= want && bBound || r < want && aBound {
+		return "unknown (client-bound)"
+	}
+	return yes(r >= want)
+}
+
 func (d *data) mbpsTable(b *strings.Builder, g setup) {
 	d.serverTable(b, g, func(c *cell, bytes int64) string {
-		return throughput(c.mbps(bytes))
+		return micros(c.mbps(bytes))
 	})
 }
 
@@ -531,6 +549,7 @@ func (d *data) clientTable(b *strings.Builder, g setup) {
 	})
 }
 
+// micros formats a figure in µs or MB/s: whole above 100, one decimal below.
 func micros(v float64) string {
 	if v >= 100 {
 		return fmt.Sprintf("%.0f", v)
@@ -565,10 +584,12 @@ func (d *data) targets(b *strings.Builder) {
 		if m := d.boundNote(size, "jaws", peer, prim); m != "" {
 			measured += " (" + m + ")"
 		}
-		cols := []string{target, measured, yes(r >= want)}
+		jb, pb := d.bound(size, "jaws", peer, prim)
+		cols := []string{target, measured, met(r, want, jb, pb)}
 		if bare {
 			rb := d.ratioOf("jaws-bare", size, peer, prim)
-			cols = append(cols, fmt.Sprintf("%.3f× (%s)", rb, yesNo(rb >= want)))
+			bb, pb := d.bound(size, "jaws-bare", peer, prim)
+			cols = append(cols, fmt.Sprintf("%.3f× (%s)", rb, strings.Trim(met(rb, want, bb, pb), "*")))
 		}
 		row(b, cols)
 	}
@@ -621,7 +642,12 @@ func (d *data) targets(b *strings.Builder) {
 		if len(beyond) > 0 {
 			measured += "; slower in every run at " + strings.Join(beyond, ", ")
 		}
-		cols := []string{"no size where jaws is slower than stdlib beyond noise (every jaws run below every stdlib run)", measured, yes(len(beyond) == 0)}
+		verdict := yes(len(beyond) == 0)
+		if d.runs < minNoiseRuns {
+			// The range of one or two runs says nothing of the noise.
+			verdict = fmt.Sprintf("unknown (fewer than %d runs)", minNoiseRuns)
+		}
+		cols := []string{"no size where jaws is slower than stdlib beyond noise (every jaws run below every stdlib run)", measured, verdict}
 		if bare {
 			cols = append(cols, "")
 		}
@@ -631,9 +657,7 @@ func (d *data) targets(b *strings.Builder) {
 
 // boundNote says which of two cells was client-bound, or "".
 func (d *data) boundNote(size, a, b string, st setup) string {
-	ca, cb := d.cell(size, a, st), d.cell(size, b, st)
-	x, y := ca != nil && ca.clientBound(), cb != nil && cb.clientBound()
-	switch {
+	switch x, y := d.bound(size, a, b, st); {
 	case x && y:
 		return "both client-bound"
 	case x:
@@ -716,13 +740,6 @@ func rate(v float64) string {
 	case v >= 1000:
 		return fmt.Sprintf("%.1fk", v/1000)
 	case v >= 100:
-		return fmt.Sprintf("%.0f", v)
-	}
-	return fmt.Sprintf("%.1f", v)
-}
-
-func throughput(v float64) string {
-	if v >= 100 {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.1f", v)

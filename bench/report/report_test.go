@@ -261,7 +261,7 @@ func TestReportAxes(t *testing.T) {
 		"Client-bound: 6 of 20 cells.",
 		"At loopback, 32 connections, keep-alive.",
 		"| 1 KiB keep-alive: jaws ≥ 2.0× stdlib | 2.000× | yes |",
-		"lowest jaws/stdlib: 1.50× (1 MiB, loopback, 1000 connections, keep-alive)",
+		"lowest jaws/stdlib: 1.50× (1 MiB, loopback, 1000 connections, keep-alive) | unknown (fewer than 3 runs) |",
 		// The tls scenario, with jaws-bare's ratios.
 		"## TLS: HTTP/1.1 and HTTP/2 with h2load",
 		"- h2load: nghttp2/1.52.0",
@@ -421,6 +421,30 @@ func TestCompressClientBound(t *testing.T) {
 	for _, want := range []string{"| `jaws` | gzip | 30.0k ±0% (client-bound) |", "| `chi-compress` | gzip | 2.0k ±0% |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("compression section lacks %q", want)
+		}
+	}
+}
+
+// A client-bound cell bounds a ratio from one side only: a target is met or
+// missed only where the bound cannot change the answer.
+func TestMet(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		r              float64
+		aBound, bBound bool
+		want           string
+	}{
+		{"reached, neither bound", 0.9, false, false, "yes"},
+		{"missed, neither bound", 0.8, false, false, "**no**"},
+		{"reached, a bound: a may be faster still", 0.9, true, false, "yes"},
+		{"missed, a bound: a may be faster", 0.8, true, false, "unknown (client-bound)"},
+		{"reached, b bound: b may be faster", 0.9, false, true, "unknown (client-bound)"},
+		{"missed, b bound: b may be faster still", 0.8, false, true, "**no**"},
+		{"reached, both bound", 0.9, true, true, "unknown (client-bound)"},
+		{"missed, both bound", 0.8, true, true, "unknown (client-bound)"},
+	} {
+		if got := met(c.r, 0.85, c.aBound, c.bBound); got != c.want {
+			t.Errorf("%s: met = %q, want %q", c.name, got, c.want)
 		}
 	}
 }
