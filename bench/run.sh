@@ -714,7 +714,7 @@ wait_quiet() { # until other processes use less than $quiet CPUs, for $maxwait s
 # minutes at 1000 connections), and the measurement taken again.
 hung=0
 load_test() {
-	local srv=$1 net=$2 what=$3 parser=$4 warmup=$5 t0 t1 c0 c1 wall cu cs share bg rc limit
+	local srv=$1 net=$2 what=$3 parser=$4 warmup=$5 t0 t1 c0 c1 wall cu cs share bg rc limit lgpid lw=0
 	shift 5
 	limit=$(awk -v d="${duration%s}" -v w="$warmup" 'BEGIN { printf "%d", d + w + 30 }')
 	answered=0
@@ -735,6 +735,10 @@ load_test() {
 			cores "$tmp/k0"
 			c0=$(cpu_ticks "${spid[$srv]}")
 			t0=$(now)
+			# What the load generator spent in its warm-up, taken off its
+			# time below, so its CPU share covers the window measured.
+			lgpid=$(pgrep -n -x "$1" || true)
+			[ -z "$lgpid" ] || lw=$(cpu_ticks "$lgpid" 2>/dev/null || echo 0)
 			wait "$bg" || rc=$?
 		fi
 		t1=$(now)
@@ -764,6 +768,10 @@ load_test() {
 	done
 	cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }')
 	read -r wall cu cs <"$tmp/load.time"
+	if [ "$warmup" != 0 ]; then
+		wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+		cu=$(awk -v u="$cu" -v s="$cs" -v w="$lw" -v hz="$hz" 'BEGIN { printf "%.3f", u + s - w / hz }') cs=0
+	fi
 	client=$(awk -v w="$wall" -v u="$cu" -v s="$cs" 'BEGIN { printf "%.3f,%.3f", u + s, w }')
 	share=$(awk -v w="$wall" -v u="$cu" -v s="$cs" 'BEGIN { printf "%.0f", (w > 0 ? (u + s) / w * 100 : 0) }')
 	busy01=$(core_busy "$tmp/k0" "$tmp/k1")
