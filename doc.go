@@ -80,8 +80,9 @@
 // never read before its first byte goes out, so a request reads no more of
 // it than it sends: its ETag is built from its size and its mtime in
 // nanoseconds, which cp -p, rsync -t, tar and container layers preserve,
-// so replicas holding the same copy agree. It misses one change: other
-// bytes of the same size with the mtime restored. A digest sibling
+// so replicas holding the same copy agree. It misses other bytes of the
+// same size with the mtime restored, and two writes of the same size within
+// one tick of the file system's clock. A digest sibling
 // ("video.mp4.sha256", sha256sum's output, not older than the file) gives
 // such a file its content ETag after all, and a Repr-Digest field (RFC 9530).
 //

@@ -66,7 +66,7 @@ type Options struct {
 	// such requests). 0 means the default, 32. Negative ignores every Range
 	// header, as a server without range support would.
 	//
-	// Whatever it is, ranges that overlap or lie less than 256 bytes apart
+	// Whatever it is, ranges that overlap or lie at most 256 bytes apart
 	// are merged, so no byte is sent twice; parts keep the order asked for;
 	// a header asking for so many separate parts that their multipart
 	// headers would outweigh the file is ignored (200, the whole file,

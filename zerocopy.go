@@ -133,12 +133,10 @@ func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFil
 // coalesceLimit is the response bytes jaws may hold in the kernel's send
 // queues, summed over its keep-alive connections waiting for their next
 // request, below which a zero-copy response's header is sent with its
-// first bytes. Measured on loopback with wrk (bench/README.md, "Header
-// coalescing"): coalescing made 1 MiB responses 1.4-1.6x faster at 32 and
-// 200 connections and 256 KiB ones at up to 1000, but 1 MiB ones 15-20%
-// slower from about 700 connections, where a header sent alone did as well
-// as net/http's own path. JAWS's rule: choose per request, from what the
-// server sees.
+// first bytes. Coalescing wins while little is queued and loses once the
+// queues are full (bench/README.md, "Header coalescing", has the
+// measurements and the choice of the limit). JAWS's rule: choose per
+// request, from what the server sees.
 const coalesceLimit = 512 << 20
 
 // coalesce reports whether the next zero-copy response sends its header

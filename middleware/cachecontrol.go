@@ -42,8 +42,8 @@ type CacheRule struct {
 // rules to change it: the first rule that matches wins.
 //
 // Fingerprinted judges a name alone, and rather misses a hash than takes an
-// ordinary name for one (about 9% of Vite's and 17% of esbuild's hashed
-// names stay without the immutable policy). Where the layout of a build
+// ordinary name for one, so some of a bundler's hashed names stay without
+// the immutable policy (see Fingerprinted). Where the layout of a build
 // says which files are hashed, a rule on it misses none. Vite writes every
 // hashed file, and nothing else, to assets/ (unless its public/ folder has
 // an assets/ of its own):
