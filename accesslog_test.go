@@ -53,11 +53,10 @@ func TestAccessLog(t *testing.T) {
 	js := bytes.Repeat([]byte("console.log('hello');\n"), 200)
 	site := testsite.New(t).FileAt("big.bin", big, diffMtime).FileAt("app.js", js, diffMtime).
 		FileAt("s.txt", []byte("small"), diffMtime).FileAt("dir/index.html", []byte("i"), diffMtime)
-	var logBuf bytes.Buffer
-	var logMu sync.Mutex
+	var logBuf syncBuffer
 	rs := newRecords()
 	h := newHandler(t, site.Root, jaws.Options{
-		AccessLog:  slog.New(slog.NewJSONHandler(lockedWriter{&logMu, &logBuf}, nil)),
+		AccessLog:  slog.New(slog.NewJSONHandler(&logBuf, nil)),
 		OnResponse: rs.add,
 	})
 	s := testsite.Start(t, testsite.HTTP1, h)
@@ -94,9 +93,7 @@ func TestAccessLog(t *testing.T) {
 	if st := h.Stats(); st.ZeroCopy.Responses != 2 {
 		t.Errorf("%d zero-copy responses with a log, want 2", st.ZeroCopy.Responses)
 	}
-	logMu.Lock()
 	lines := strings.Split(strings.TrimSpace(logBuf.String()), "\n")
-	logMu.Unlock()
 	if len(lines) != 11 {
 		t.Fatalf("%d log lines, want 11", len(lines))
 	}

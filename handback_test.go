@@ -300,7 +300,7 @@ type handbackSite struct {
 }
 
 func newHandbackSite(tb testing.TB) *handbackSite {
-	root := tempDirTB(tb)
+	root := tempDir(tb)
 	must(tb, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
 	for name, n := range map[string]int{"small.txt": 100, "mid.bin": 3000, "big.bin": 70001, "sub/index.html": 57, ".env": 10} {
 		must(tb, os.WriteFile(filepath.Join(root, filepath.FromSlash(name)), randomBytes(n), 0o644))

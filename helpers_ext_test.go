@@ -325,15 +325,20 @@ func contentTag(data []byte) string {
 
 // Logs.
 
-// lockedWriter is a buffer that the loggers of concurrent requests can
-// share.
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  *bytes.Buffer
+// syncBuffer is a bytes.Buffer safe for a logger used by server goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
 }
 
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

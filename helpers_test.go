@@ -80,10 +80,10 @@ func zcSite(t *testing.T, o Options, sizes ...int) (dir string, h *Handler, file
 }
 
 // tempDir is t.TempDir for the tests that also run under Wine (see
-// testsite.TempDir).
-func tempDir(t *testing.T) string {
-	t.Helper()
-	return testsite.TempDir(t)
+// testsite.TempDir), and for fuzz targets (a *testing.F).
+func tempDir(tb testing.TB) string {
+	tb.Helper()
+	return testsite.TempDir(tb)
 }
 
 // warm asks for every name in every coding, so each variant is made and
@@ -110,14 +110,6 @@ var faultModes = []struct {
 	{"memory", Options{CacheMaxFileSize: 32 << 20}},
 	{"zerocopy", Options{CacheMaxFileSize: 1024, ZeroCopyMinSize: 4096}},
 	{"fallback", Options{CacheMaxFileSize: 1024, Transfer: TransferFallback}},
-}
-
-// tempDirTB is a temporary directory for a testing.TB (a *testing.F too).
-func tempDirTB(tb testing.TB) string {
-	dir, err := os.MkdirTemp("", "jaws-fuzz")
-	must(tb, err)
-	tb.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
 }
 
 // Requests.

@@ -29,9 +29,9 @@ func TestHTTPStateFound(t *testing.T) {
 	srv.Close()
 	check("after Close", false)
 
-	var before, after, beforeKnown, afterKnown bool
+	var server, before, after, beforeKnown, afterKnown bool
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		isServerWriter(w)
+		server = isServerWriter(w)
 		before, beforeKnown = headerWritten(w)
 		w.WriteHeader(http.StatusNoContent)
 		after, afterKnown = headerWritten(w)
@@ -40,6 +40,9 @@ func TestHTTPStateFound(t *testing.T) {
 	resp, err := ts.Client().Get(ts.URL)
 	must(t, err)
 	resp.Body.Close()
+	if !server {
+		t.Error("net/http's own ResponseWriter not recognised")
+	}
 	if !beforeKnown || !afterKnown || before || !after {
 		t.Errorf("header written before WriteHeader %v (known %v), after %v (known %v)", before, beforeKnown, after, afterKnown)
 	}

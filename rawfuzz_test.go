@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/jaws-go/jaws/internal/conversation"
 )
 
 // rawSite is a live server for FuzzRawRequest: files of distinct sizes (so
@@ -28,7 +30,7 @@ type rawSite struct {
 }
 
 func newRawSite(tb testing.TB) *rawSite {
-	parent := tempDirTB(tb)
+	parent := tempDir(tb)
 	root := filepath.Join(parent, "root")
 	marker := []byte("RAW-FUZZ-SECRET-" + strconv.FormatInt(time.Now().UnixNano(), 36))
 	must(tb, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
@@ -83,7 +85,7 @@ func (s *rawSite) check(t *testing.T, raw, out []byte, timedOut bool) {
 	if bytes.Contains(out, s.marker) {
 		t.Fatalf("served the secret:\n%q", out)
 	}
-	methods := requestMethods(raw)
+	methods := conversation.Methods(string(raw))
 	br := bufio.NewReader(bytes.NewReader(out))
 	for i := 0; ; i++ {
 		if _, err := br.Peek(1); err == io.EOF {
@@ -178,23 +180,6 @@ func rejected(resp *http.Response) bool {
 		return resp.Close
 	}
 	return false
-}
-
-// requestMethods parses raw as net/http's server does, for the method of
-// each response (a HEAD response has no body to read).
-func requestMethods(raw []byte) []string {
-	var methods []string
-	br := bufio.NewReader(bytes.NewReader(raw))
-	for {
-		r, err := http.ReadRequest(br)
-		if err != nil {
-			return methods
-		}
-		methods = append(methods, r.Method)
-		if _, err := io.Copy(io.Discard, r.Body); err != nil {
-			return methods
-		}
-	}
 }
 
 // FuzzRawRequest throws raw request bytes at a live handler, pipelined

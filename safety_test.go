@@ -21,7 +21,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -451,24 +450,6 @@ func TestDirectoryListing(t *testing.T) {
 			t.Errorf("GET /list/ without listing: %d %q", resp.StatusCode, body)
 		}
 	})
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger used by server goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // Error responses say what happened in HTTP terms only: no OS error text,

@@ -204,9 +204,8 @@ func TestDigestSibling(t *testing.T) {
 			t.Parallel()
 			site := testsite.New(t).FileAt("v.mp4", data, diffMtime)
 			site.FileAt("v.mp4.sha256", []byte(c.sibling), diffMtime.Add(c.age))
-			var logs bytes.Buffer
-			var mu sync.Mutex
-			h := newHandler(t, site.Root, jaws.Options{ErrorLog: log.New(lockedWriter{&mu, &logs}, "", 0)})
+			var logs syncBuffer
+			h := newHandler(t, site.Root, jaws.Options{ErrorLog: log.New(&logs, "", 0)})
 			s := testsite.Start(t, testsite.HTTP1, h)
 			wantTag, wantDigest := metaTag(t, site.Path("v.mp4")), ""
 			if c.trusted {
@@ -243,8 +242,6 @@ func TestDigestSibling(t *testing.T) {
 					t.Errorf("%s %q: Repr-Digest %q, want %q", r.method, r.header, got, want)
 				}
 			}
-			mu.Lock()
-			defer mu.Unlock()
 			if got := strings.Contains(logs.String(), "v.mp4.sha256"); got != c.logged {
 				t.Errorf("logged %v, want %v: %q", got, c.logged, logs.String())
 			}

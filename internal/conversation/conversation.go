@@ -91,7 +91,7 @@ func (r *run) step(s Step) {
 		}
 	}
 	if s.Send != "" {
-		r.sent = append(r.sent, methods(s.Send)...)
+		r.sent = append(r.sent, Methods(s.Send)...)
 		r.c.SetWriteDeadline(time.Now().Add(readLimit))
 		if _, err := io.WriteString(r.c, s.Send); err != nil {
 			r.add("send: %s", ending(err))
@@ -239,8 +239,10 @@ func ending(err error) string {
 	return "error: " + err.Error()
 }
 
-// methods returns the methods of the requests in raw, as far as they parse.
-func methods(raw string) []string {
+// Methods returns the methods of the requests in raw, as far as they parse
+// as net/http's server parses them: what tells a reader of the responses
+// which of them answer a HEAD, and so have no body.
+func Methods(raw string) []string {
 	var ms []string
 	br := bufio.NewReader(strings.NewReader(raw))
 	for {
