@@ -416,7 +416,7 @@ func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Ha
 		}
 	}
 	defer t.close()
-	if t.dir && (!h.opts.DirectoryListing || !redirects) {
+	if t.listing() && (!h.opts.DirectoryListing || !redirects) {
 		h.notFound(w, r, next)
 		return
 	}
@@ -424,7 +424,7 @@ func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Ha
 		localRedirect(w, r, loc)
 		return
 	}
-	if t.dir {
+	if t.listing() {
 		h.serveDir(w, r, t.f)
 		return
 	}

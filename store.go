@@ -23,11 +23,14 @@ type store struct {
 	cache    *cache
 	describe func(e *entry, name string)
 	log      *log.Logger
-	fixed    sync.Map // name -> *entry, for an immutable source
+	// immutable: the source's files never change, so entries live in
+	// fixed (name -> *entry) and the cache is not asked.
+	immutable bool
+	fixed     sync.Map
 }
 
 func newStore(src source, c *cache, logger *log.Logger) *store {
-	return &store{src: src, cache: c, describe: func(*entry, string) {}, log: logger}
+	return &store{src: src, cache: c, describe: func(*entry, string) {}, log: logger, immutable: src.immutable()}
 }
 
 func (s *store) close() error {
@@ -38,13 +41,16 @@ func (s *store) close() error {
 // target is what a request name resolved to: a file entry, or a directory
 // without an index page, with the descriptors the request holds.
 type target struct {
-	e   *entry      // nil for a directory without index page
-	f   fs.File     // a descriptor of this request's own; the directory when e is nil
-	sf  *sharedFile // a reference to the entry's shared descriptor
-	dir bool        // e is nil: f is a directory
+	e  *entry      // nil for a directory without index page
+	f  fs.File     // a descriptor of this request's own; the directory when e is nil
+	sf *sharedFile // a reference to the entry's shared descriptor
 }
 
+// isDir: the name is a directory, listed or served by its index page.
 func (t *target) isDir() bool { return t.e == nil || t.e.dirIndex }
+
+// listing: the name is a directory without an index page, f.
+func (t *target) listing() bool { return t.e == nil }
 
 func (t *target) close() {
 	if t.f != nil {
@@ -87,7 +93,7 @@ func (s *store) resolve(name string, need fdNeed) (target, error) {
 			if err == nil {
 				fi.Close()
 			}
-			return target{f: f, dir: true}, nil
+			return target{f: f}, nil
 		}
 		f.Close()
 		f, info, file, dirIndex = fi, iinfo, index, true
@@ -119,11 +125,12 @@ func (s *store) sibling(key string, orig *entry, c coding, need fdNeed) (target,
 // against the source, and counts the lookup. An entry that is stale, or not
 // of file when file is given, is dropped.
 func (s *store) cached(key, file string, need fdNeed) (target, bool) {
-	if v, ok := s.fixed.Load(key); ok {
-		s.cache.hits.Add(1)
-		return target{e: v.(*entry)}, true
-	}
-	if e := s.cache.get(key); e != nil {
+	if s.immutable {
+		if v, ok := s.fixed.Load(key); ok {
+			s.cache.hits.Add(1)
+			return target{e: v.(*entry)}, true
+		}
+	} else if e := s.cache.get(key); e != nil {
 		if file == "" || e.file == file {
 			if t, ok := s.confirmFor(e, need); ok {
 				s.cache.hits.Add(1)
@@ -207,9 +214,8 @@ var testHookConfirmStat func(file string)
 // it is cached, and tok, taken before f was opened, confirms it while file
 // system events say nothing changed. f is the target's or closed.
 func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileInfo, tok *token, finish func(*entry)) (target, error) {
-	fixed := s.src.immutable()
 	put := putAsync
-	if fixed {
+	if s.immutable {
 		put = putNone // kept in s.fixed instead
 	}
 	e, err := s.cache.build(key, info, put, func() (*entry, error) {
@@ -229,7 +235,7 @@ func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileIn
 		f.Close()
 		return target{}, err
 	}
-	if fixed {
+	if s.immutable {
 		if v, loaded := s.fixed.LoadOrStore(key, e); loaded {
 			e = v.(*entry)
 		}
