@@ -165,23 +165,19 @@ func (w *watcher) snapshot(file string, now int64) *token {
 		return t // uncovered: still() is false, and it is tried again later
 	}
 	w.catchUp(now)
-	dir := ""
-	for {
+	// The root, then each directory on the way: file up to each slash.
+	for dir, i := "", 0; ; {
 		d := w.watch(dir)
 		if d == nil {
 			return t
 		}
 		t.dirs = append(t.dirs, d)
 		t.gens = append(t.gens, d.gen.Load())
-		i := strings.IndexByte(file[len(dir):], '/')
-		if i < 0 {
+		j := strings.IndexByte(file[i:], '/')
+		if j < 0 {
 			break
 		}
-		if dir == "" {
-			dir = file[:i]
-		} else {
-			dir = file[:len(dir)+1+i]
-		}
+		dir, i = file[:i+j], i+j+1
 	}
 	// Only now, with the generations taken, look for links: one made
 	// afterwards is an event that makes the token stale.

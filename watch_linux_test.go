@@ -281,3 +281,34 @@ func TestEventsBusyDirectory(t *testing.T) {
 		t.Errorf("%d stats once the directory went quiet and the token was taken anew", n)
 	}
 }
+
+// TestEventsTokenDirs: a token holds the root and each directory on the
+// file's path, once each, so a hit compares as many generations as the path
+// has directories and each is watched once.
+func TestEventsTokenDirs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "a", "b", "c.js"), []byte("c"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "top.js"), []byte("t"), 0o644))
+	h := newTestHandler(t, dir, Options{})
+	w := h.store.src.(*dirSource).watch
+	if w == nil {
+		t.Skip("no events on this file system")
+	}
+	for _, c := range []struct {
+		file string
+		dirs int
+	}{{"top.js", 1}, {"a/b/c.js", 3}} {
+		tok := w.snapshot(c.file, time.Now().UnixNano())
+		if !tok.covered || len(tok.dirs) != c.dirs {
+			t.Errorf("%s: covered %v, %d directories, want %d", c.file, tok.covered, len(tok.dirs), c.dirs)
+		}
+	}
+	w.mu.Lock()
+	paths := len(w.byPath)
+	w.mu.Unlock()
+	if paths != 3 {
+		t.Errorf("%d paths watched, want 3 (the root, a, a/b)", paths)
+	}
+}
