@@ -498,6 +498,9 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, 
 		writeNotModified(w)
 		return
 	case http.StatusPreconditionFailed:
+		// Not the file: an outer policy for it (a year of immutable
+		// caching) must not stick to the refusal.
+		delete(hdr, "Cache-Control")
 		w.WriteHeader(status)
 		return
 	}

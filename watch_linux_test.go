@@ -312,3 +312,6 @@ func TestEventsTokenDirs(t *testing.T) {
 		t.Errorf("%d paths watched, want 3 (the root, a, a/b)", paths)
 	}
 }
+
+// lost makes every token stale, as a queue overflow does.
+func (w *watcher) lost() { w.epoch.Add(1) }

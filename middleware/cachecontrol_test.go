@@ -105,6 +105,7 @@ func TestCacheControl(t *testing.T) {
 		{name: "missing fingerprinted, jaws 404", method: "GET", target: "/app.0123abcd.js", plain: true, wantStatus: 404, want: ""},
 		{name: "missing route, jaws 404", method: "GET", target: "/about", plain: true, wantStatus: 404, want: ""},
 		{name: "unsatisfiable range, 416", method: "GET", target: "/app.3f9a1c2b.js", header: []string{"Range", "bytes=99999-"}, wantStatus: 416, want: ""},
+		{name: "failed If-Match, 412", method: "GET", target: "/app.3f9a1c2b.js", header: []string{"If-Match", `"nope"`}, wantStatus: 412, want: ""},
 		{name: "POST", method: "POST", target: "/app.3f9a1c2b.js", wantStatus: 405, want: ""},
 	}
 	for _, tt := range tests {
