@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -905,4 +906,46 @@ func TestCompressionWaitsForSlot(t *testing.T) {
 			t.Errorf("logged %q", logged.String())
 		}
 	})
+}
+
+// TestHashNameSharesVariants: a hashed name is the file under another name,
+// so its compressed variants are the file's: compressed once for both
+// names, and once again, not per request, when a precompressed sibling
+// goes away.
+func TestHashNameSharesVariants(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	js := []byte(strings.Repeat("console.log('a fairly compressible line');\n", 200))
+	for name, data := range map[string][]byte{"app.js": js, "other.js": js, "other.js.br": encodeAs(brotliCoding, js, "")} {
+		must(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
+	}
+	h := newTestHandler(t, dir, Options{})
+	hashed := func(name string) string {
+		n, err := h.HashName(name)
+		must(t, err)
+		return "/" + n
+	}
+	get := func(target, coding string) {
+		t.Helper()
+		w := testsite.Serve(h, "GET", target, "Accept-Encoding", coding)
+		if w.Code != 200 || w.Header().Get("Content-Encoding") != coding {
+			t.Fatalf("GET %s (%s): %d, Content-Encoding %q", target, coding, w.Code, w.Header().Get("Content-Encoding"))
+		}
+		h.store.cache.sync()
+	}
+	for _, target := range []string{"/app.js", hashed("app.js"), hashed("app.js"), "/app.js"} {
+		get(target, "gzip")
+	}
+	if n := h.Stats().Compressions; n != 1 {
+		t.Errorf("app.js by both names: %d compressions, want 1", n)
+	}
+	get(hashed("other.js"), "br") // the sibling
+	must(t, os.Remove(filepath.Join(dir, "other.js.br")))
+	h.SettleEvents()
+	for range 5 {
+		get(hashed("other.js"), "br")
+	}
+	if n := h.Stats().Compressions; n != 2 {
+		t.Errorf("other.js's sibling gone, 5 requests by its hashed name: %d compressions in all, want 2", n)
+	}
 }

@@ -398,21 +398,26 @@ func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Ha
 	case zeroCopy:
 		need = fdShared
 	}
-	t, err := h.store.resolve(name, need)
-	if err != nil {
-		if errorStatus(err) != http.StatusNotFound {
-			h.fail(w, err)
-			return
-		}
-		var ok bool
-		if t, ok = h.resolveHashed(name, need); !ok {
-			h.notFound(w, r, next)
-			return
-		}
-		// A name HashName made: the file as long as the hash is its
-		// content's, which never changes under this name.
+	// A name HashName made is the file without the hash, as long as the
+	// hash is its content's, which never changes under this name. It is
+	// tried first: the file is cached under its own name, the hashed one
+	// under none. From here on, name is the file's: its variants are
+	// cached under it.
+	t, orig, hashed := h.resolveHashed(name, need)
+	if hashed {
+		name = orig
 		if _, set := w.Header()["Cache-Control"]; !set {
 			w.Header()["Cache-Control"] = hdrImmutable
+		}
+	} else {
+		var err error
+		if t, err = h.store.resolve(name, need); err != nil {
+			if errorStatus(err) == http.StatusNotFound {
+				h.notFound(w, r, next)
+			} else {
+				h.fail(w, err)
+			}
+			return
 		}
 	}
 	defer t.close()

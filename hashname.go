@@ -32,7 +32,8 @@ const hashLen = 16
 // it bytes other than the ones its name promises, under a name that may be
 // cached as immutable; a 404 fails visibly and is cached by no one for long.
 // A file whose own name has that shape (a bundler's output) is served as
-// the file it is.
+// the file it is, unless the file without the hash exists and has that
+// hash: then the name means those bytes.
 //
 // name is slash-separated and relative to the root, with or without a
 // leading slash. Missing names, directories, hidden names (unless
@@ -119,23 +120,28 @@ func isLowerHex(s string) bool {
 	return true
 }
 
-// resolveHashed resolves a hashed name (see HashName) that names no file
-// of its own: the target of the file without the hash, if that hash is its
-// content's.
-func (h *Handler) resolveHashed(name string, need fdNeed) (target, bool) {
+// resolveHashed resolves a hashed name (see HashName): the target of the
+// file without the hash, and that file's name, if the hash is its
+// content's. Names of another shape cost a look at their last two
+// extensions.
+func (h *Handler) resolveHashed(name string, need fdNeed) (target, string, bool) {
 	for _, c := range splitHashedName(name) {
 		t, err := h.store.resolve(c.orig, need)
 		if err != nil {
 			continue
 		}
 		if !t.isDir() {
-			if sum, err := h.store.hash(t.e); err == nil && hex.EncodeToString(sum[:hashLen/2]) == c.hash {
-				return t, true
+			if sum, err := h.store.hash(t.e); err == nil {
+				var digits [hashLen]byte
+				hex.Encode(digits[:], sum[:hashLen/2])
+				if string(digits[:]) == c.hash {
+					return t, c.orig, true
+				}
 			}
 		}
 		t.close()
 	}
-	return target{}, false
+	return target{}, "", false
 }
 
 var hdrImmutable = []string{"public, max-age=31536000, immutable"}
