@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -89,6 +90,14 @@ type connTypeKey struct{}
 const closeWithin = 3 * time.Second
 
 var handbackCases = []handbackCase{
+	// 0. Framing: a GET body that reads as a request is a body, never
+	// replayed as a request after a hand-back.
+	{name: "0/GET with a request as its body", zeroCopy: 1,
+		steps: func(*http.Server) []step {
+			inner := req()
+			return []step{{Send: req("Content-Length: "+strconv.Itoa(len(inner))+"\r\n") + inner + req(), Read: 2, Open: 200 * time.Millisecond}}
+		}},
+
 	// 1. Close decisions.
 	{name: "1/Connection: keep-alive close", zeroCopy: 1,
 		steps: pipelinedClose(req("Connection: keep-alive close\r\n"))},

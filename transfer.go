@@ -76,12 +76,20 @@ func (h *Handler) send(w http.ResponseWriter, r *http.Request, t *target, resp *
 	case t.f != nil:
 		src = fileBody(t.f)
 	default:
-		// Zero-copy was chosen but could not run: the shared descriptor,
-		// at explicit offsets.
+		// Zero-copy was chosen but could not run (a client slot on
+		// Windows, a race with keep-alives turned off): the shared
+		// descriptor, at explicit offsets, which net/http cannot sendfile.
+		if testHookSharedFallback != nil {
+			testHookSharedFallback(h)
+		}
 		src = sectionSource{t.sf.f}
 	}
 	h.stats.fallback.add(writeResponse(w, r, src, resp))
 }
+
+// testHookSharedFallback, when set by a test, sees every response sent by
+// the fallback from a descriptor chosen for zero-copy.
+var testHookSharedFallback func(*Handler)
 
 // writeResponse writes the status and, unless the request is HEAD, the body
 // from src, and returns the body bytes written.

@@ -37,9 +37,12 @@ import (
 //   - a connection that stays open, as net/http decides it
 //     (replyConnection): with "Connection: close", HTTP/1.0 without
 //     keep-alive, a handler's "Connection: close" or keep-alives off, the
-//     hijack buys nothing (no keep-alive to hand back), and the load
-//     benchmark measured it 5-14% slower than net/http's own sendfile there,
-//     so those take the fallback unless Options.Transfer is TransferZeroCopy.
+//     hijack buys nothing (no keep-alive to hand back), so those take the
+//     fallback unless Options.Transfer is TransferZeroCopy.
+//
+// Every condition that does not depend on the file is checked before the
+// descriptor is chosen (zeroCopyCandidate): a request that cannot go
+// zero-copy gets a descriptor of its own, which net/http can sendfile.
 //
 // What a ConnState hook sees for such a connection: StateActive, then
 // StateHijacked when jaws takes it; after the transfer, when its next
@@ -52,12 +55,36 @@ import (
 // zero-copy path if its file is large enough.
 func (h *Handler) zeroCopyCandidate(w http.ResponseWriter, r *http.Request) bool {
 	if !zeroCopySupported || h.opts.Transfer == TransferFallback ||
-		r.Method != http.MethodGet || r.ProtoMajor != 1 || r.TLS != nil || r.ContentLength != 0 ||
-		h.opts.Transfer != TransferZeroCopy && !requestKeepsAlive(r) || !isServerWriter(baseWriter(w)) {
+		r.Method != http.MethodGet || r.ProtoMajor != 1 || r.TLS != nil || r.ContentLength != 0 {
 		return false
 	}
-	written, known := headerWritten(baseWriter(w))
-	return known && !written
+	if bw := baseWriter(w); !isServerWriter(bw) {
+		return false
+	} else if written, known := headerWritten(bw); !known || written {
+		return false
+	}
+	_, _, ok := h.zeroCopyServer(w, r)
+	return ok
+}
+
+// zeroCopyServer finds r's server and how net/http would end the response
+// on its connection, and reports whether they allow the zero-copy path.
+// Asked again at the transfer: keep-alives may have been turned off since.
+func (h *Handler) zeroCopyServer(w http.ResponseWriter, r *http.Request) (*http.Server, connection, bool) {
+	hdr := w.Header()
+	if _, ok := hdr["Transfer-Encoding"]; ok {
+		return nil, connection{}, false
+	}
+	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
+	if srv == nil || srv.Protocols != nil && srv.Protocols.UnencryptedHTTP2() {
+		return nil, connection{}, false
+	}
+	enabled, known := keepAlivesEnabled(srv)
+	if !known {
+		return nil, connection{}, false
+	}
+	conn := replyConnection(r, hdr, enabled)
+	return srv, conn, conn.keepAlive || h.opts.Transfer == TransferZeroCopy
 }
 
 // zeroCopySize reports whether a body of n bytes from disk goes zero-copy.
@@ -69,22 +96,11 @@ func (h *Handler) zeroCopySize(n int64) bool {
 // it. handled is false when nothing was written and the connection is still
 // net/http's, so the caller serves the request through the fallback.
 func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFile, resp *response) (handled bool) {
+	srv, conn, ok := h.zeroCopyServer(w, r)
+	if !ok {
+		return false
+	}
 	hdr := w.Header()
-	if _, ok := hdr["Transfer-Encoding"]; ok {
-		return false
-	}
-	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
-	if srv == nil || srv.Protocols != nil && srv.Protocols.UnencryptedHTTP2() {
-		return false
-	}
-	enabled, known := keepAlivesEnabled(srv)
-	if !known {
-		return false
-	}
-	conn := replyConnection(r, hdr, enabled)
-	if !conn.keepAlive && h.opts.Transfer != TransferZeroCopy {
-		return false
-	}
 	if !h.transfers.begin() {
 		return false // the handler is closing
 	}
@@ -142,16 +158,6 @@ const coalesceLimit = 512 << 20
 // coalesce reports whether the next zero-copy response sends its header
 // with its first bytes (see coalesceLimit).
 func (h *Handler) coalesce() bool { return h.queued.Load() < coalesceLimit }
-
-// requestKeepsAlive reports whether, as far as r alone decides, net/http
-// keeps its connection open after a response with a Content-Length
-// (chunkWriter.writeHeader in net/http/server.go).
-func requestKeepsAlive(r *http.Request) bool {
-	if wantsHTTP10KeepAlive(r) {
-		return true
-	}
-	return r.ProtoAtLeast(1, 1) && !wantsClose(r)
-}
 
 // wantsClose is net/http's Request.wantsClose: any "close" token in the
 // first Connection value, by hasToken, which also finds it in

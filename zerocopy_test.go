@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -160,28 +161,56 @@ func TestZeroCopyCloses(t *testing.T) {
 // TestZeroCopyOnlyWhereItApplies: TLS, HTTP/2, HEAD, wrapped writers and
 // outer Content-Encoding take the fallback, with correct bodies.
 func TestZeroCopyOnlyWhereItApplies(t *testing.T) {
-	t.Parallel()
+	// Not parallel: the hook is global.
 	_, h, files := zcSite(t, Options{}, 70000)
-	type wrapped struct{ http.ResponseWriter }
+	closing := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
+		h.ServeHTTP(w, r)
+	}
+	// What needs no file to decide is decided before the descriptor is
+	// chosen: these get one of their own, which net/http can sendfile,
+	// never the shared one at explicit offsets.
+	var shared atomic.Int64
+	testHookSharedFallback = func(got *Handler) {
+		if got == h {
+			shared.Add(1)
+		}
+	}
+	t.Cleanup(func() { testHookSharedFallback = nil })
 	tests := []struct {
 		name    string
 		handler http.Handler
 		tls, h2 bool
+		config  func(*http.Server)
 	}{
-		{"TLS", h, true, false},
-		{"HTTP/2", h, true, true},
+		{"keep-alives off", h, false, false, func(s *http.Server) { s.SetKeepAlivesEnabled(false) }},
+		{"a handler's Connection: close", http.HandlerFunc(closing), false, false, nil},
+		{"unencrypted HTTP/2 allowed", h, false, false, func(s *http.Server) {
+			s.Protocols = new(http.Protocols)
+			s.Protocols.SetHTTP1(true)
+			s.Protocols.SetUnencryptedHTTP2(true)
+		}},
+		{"outer Transfer-Encoding", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Transfer-Encoding", "chunked")
+			h.ServeHTTP(w, r)
+		}), false, false, nil},
+		{"TLS", h, true, false, nil},
+		{"HTTP/2", h, true, true, nil},
 		{"wrapped writer", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			h.ServeHTTP(struct{ http.ResponseWriter }{w}, r)
-		}), false, false},
+		}), false, false, nil},
 		{"outer Content-Encoding", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Encoding", "identity")
 			h.ServeHTTP(w, r)
-		}), false, false},
+		}), false, false, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewUnstartedServer(tt.handler)
 			srv.EnableHTTP2 = tt.h2
+			if tt.config != nil {
+				tt.config(srv.Config)
+			}
 			if tt.tls {
 				srv.StartTLS()
 			} else {
@@ -202,6 +231,9 @@ func TestZeroCopyOnlyWhereItApplies(t *testing.T) {
 	}
 	if s := h.Stats(); s.ZeroCopy.Responses != 0 || s.Fallback.Responses != uint64(len(tests)) {
 		t.Errorf("stats %+v: want every response on the fallback", s)
+	}
+	if n := shared.Load(); n != 0 {
+		t.Errorf("%d responses on the fallback from the descriptor chosen for zero-copy", n)
 	}
 }
 
