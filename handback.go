@@ -111,8 +111,6 @@ type handbackListener struct {
 	closed  bool
 }
 
-var errKeepAlivesOff = errors.New("jaws: keep-alives disabled while the connection was idle")
-
 func (l *handbackListener) Accept() (net.Conn, error) {
 	l.mu.Lock()
 	c, pending := l.conn, l.pending
@@ -146,7 +144,7 @@ func (l *handbackListener) Accept() (net.Conn, error) {
 	l.mu.Unlock()
 	if err == nil {
 		if on, _ := keepAlivesEnabled(l.srv); !on {
-			err = errKeepAlivesOff
+			err = net.ErrClosed // turned off while the connection was idle
 		}
 	}
 	if err != nil {
@@ -165,8 +163,8 @@ func (l *handbackListener) awaitRequest(c net.Conn, pending []byte) (net.Conn, e
 	var peeked []byte
 	if len(pending) < requestStart {
 		c.SetReadDeadline(l.idleUntil)
+		buf := make([]byte, peekSize)
 		if len(pending) == 0 {
-			buf := make([]byte, peekSize)
 			n, err := peekConn(c, buf)
 			if err != nil && err != errors.ErrUnsupported {
 				return nil, err
@@ -176,7 +174,6 @@ func (l *handbackListener) awaitRequest(c net.Conn, pending []byte) (net.Conn, e
 		if len(peeked) < requestStart {
 			// Fewer bytes than net/http waits for, or no way to look
 			// without reading: read them, as net/http's Peek(4) does.
-			buf := make([]byte, peekSize)
 			for len(pending) < requestStart {
 				n, err := c.Read(buf)
 				pending = append(pending, buf[:n]...)
@@ -269,7 +266,7 @@ func (c *handbackConn) ReadFrom(r io.Reader) (int64, error) {
 	if rf, ok := c.Conn.(io.ReaderFrom); ok {
 		return rf.ReadFrom(r)
 	}
-	return io.Copy(struct{ io.Writer }{c.Conn}, r)
+	return io.Copy(writerOnly{c.Conn}, r)
 }
 
 // CloseWrite passes the half-close on: net/http uses it to end a connection

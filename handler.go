@@ -319,12 +319,7 @@ func (h *Handler) Close() error {
 // http.FileServer does: GET and HEAD, index.html for directories, canonical
 // redirects, ranges and conditional requests.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if h.observing() {
-		rec := h.startRecord(w)
-		defer h.finishRecord(rec, r, time.Now())
-		w = rec
-	}
-	h.serve(w, r, nil)
+	h.ServeNext(w, r, nil)
 }
 
 // ServeNext serves r as ServeHTTP does when it names something the handler

@@ -312,7 +312,7 @@ func segments(head []byte, resp *response) ([]segment, []byte) {
 // copySegments is the zero-copy path's own fallback, for a hijacked
 // connection that exposes no descriptor (a wrapping listener's conn): plain
 // writes with the same deadlines.
-func copySegments(c net.Conn, f readerAt, segs []segment, tail []byte, dl deadlines) (int64, error) {
+func copySegments(c net.Conn, f io.ReaderAt, segs []segment, tail []byte, dl deadlines) (int64, error) {
 	var n int64
 	dw := deadlineWriter{c, dl}
 	for _, s := range segs {
@@ -321,11 +321,8 @@ func copySegments(c net.Conn, f readerAt, segs []segment, tail []byte, dl deadli
 		if err != nil {
 			return n, err
 		}
-		m, err := io.Copy(dw, io.NewSectionReader(f, s.span.off, s.span.n))
+		m, err := sectionSource{f}.writeSpan(dw, s.span)
 		n += m
-		if err == nil && m < s.span.n {
-			err = errShortFile
-		}
 		if err != nil {
 			return n, err
 		}
@@ -333,8 +330,6 @@ func copySegments(c net.Conn, f readerAt, segs []segment, tail []byte, dl deadli
 	k, err := dw.Write(tail)
 	return n + int64(k), err
 }
-
-type readerAt = io.ReaderAt
 
 // deadlineWriter renews the write deadline before every write.
 type deadlineWriter struct {
