@@ -181,6 +181,21 @@ var handbackCases = []handbackCase{
 			return []step{{Send: req(), Read: 1}, {Send: "GET /x HTTP/1.1\r\nHo"},
 				{Pause: 100 * time.Millisecond, Do: shutdownStep(srv), Closed: closeWithin}}
 		}},
+	{name: "4/Shutdown while a request whose header came in pieces runs", zeroCopy: 2,
+		wrap: func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("X-Slow") != "" {
+					time.Sleep(300 * time.Millisecond) // Shutdown arrives meanwhile
+				}
+				next.ServeHTTP(w, r)
+			})
+		},
+		steps: func(srv *http.Server) []step {
+			return []step{{Send: req(), Read: 1},
+				{Send: "GET " + f + " HTTP/1.1\r\nX-Sl"},
+				{Pause: 50 * time.Millisecond, Send: "ow: 1\r\nHost: x\r\n\r\n"},
+				{Pause: 100 * time.Millisecond, Do: shutdownStep(srv), Read: 1, Closed: closeWithin}}
+		}},
 	{name: "4/Shutdown while idle", zeroCopy: 1,
 		steps: func(srv *http.Server) []step {
 			return []step{{Send: req(), Read: 1}, {Do: shutdownStep(srv), Closed: closeWithin}}
