@@ -44,7 +44,8 @@ func formatETag(sum []byte) string {
 // have, except for bytes rewritten with the size and mtime restored (or
 // rewritten twice, same size, within one tick of the file system's clock).
 // It is strong because jaws never serves two different byte sequences under
-// it: the entry is rebuilt whenever size, mtime, ctime or inode change.
+// it: the entry is rebuilt whenever the file's identity, size or mtime
+// change, and on Linux its ctime too (freshness_*.go).
 func metaETag(size int64, mtime time.Time) string {
 	b := make([]byte, 0, 40)
 	b = append(b, '"')

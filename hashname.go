@@ -27,7 +27,9 @@ const hashLen = 16
 // that of its current bytes, with "Cache-Control: public, max-age=31536000,
 // immutable" (unless an outer handler set a Cache-Control): the name
 // changes whenever the content does, so caches may keep it for a year.
-// middleware.Fingerprinted recognises such names. A request with another
+// middleware.Fingerprinted recognises such names, but for the rare hash
+// made of digits only (see its documentation); jaws sets the policy
+// itself either way. A request with another
 // hash, an old page asking after a deploy, gets 404: a redirect would hand
 // it bytes other than the ones its name promises, under a name that may be
 // cached as immutable; a 404 fails visibly and is cached by no one for long.
@@ -42,8 +44,9 @@ const hashLen = 16
 //
 // The hash of a file served from memory, or with a digest sibling, is known
 // already; that of a larger file is computed by reading it once per version
-// (here, or on the first request for its hashed name), which is why
-// hashed names suit assets, not media.
+// while its cache entry is kept (here, or on the first request for its
+// hashed name) and again when the entry is rebuilt, which is why hashed
+// names suit assets, not media.
 func (h *Handler) HashName(name string) (string, error) {
 	e, err := h.hashTarget(name)
 	if err != nil {
@@ -147,8 +150,8 @@ func (h *Handler) resolveHashed(name string, need fdNeed) (target, string, bool)
 var hdrImmutable = []string{"public, max-age=31536000, immutable"}
 
 // hash returns the SHA-256 of e's bytes: known for files in memory and
-// those with a digest sibling, else read once per version of the file and
-// kept in its entry.
+// those with a digest sibling, else read and kept in its entry: once per
+// version while the entry is cached.
 func (s *store) hash(e *entry) (*[sha256.Size]byte, error) {
 	if sum := e.sum.Load(); sum != nil {
 		return sum, nil

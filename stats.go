@@ -14,7 +14,8 @@ type Stats struct {
 
 	// CacheHits and CacheMisses count lookups by request name, and by name
 	// and coding for compressed variants: a hit is an entry confirmed
-	// fresh; a miss (absent or stale) builds a new entry.
+	// fresh; a miss (absent or stale) goes to the file system, and builds
+	// a new entry when there is a file.
 	CacheHits, CacheMisses uint64
 	// CacheEvictions counts entries the cache dropped to stay in bounds.
 	CacheEvictions uint64

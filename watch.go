@@ -24,7 +24,7 @@ import (
 // through a link elsewhere, and bytes written through a shared mmap. Files
 // reached through a symbolic link, and directories on file systems whose
 // changes may come from elsewhere (NFS, SMB, FUSE), are confirmed by stat
-// on every hit. Options.Revalidate < 0 turns events off.
+// on every hit. Any Options.Revalidate but 0 turns events off.
 
 // watchedDir is one directory the kernel reports changes in.
 type watchedDir struct {

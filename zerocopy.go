@@ -29,7 +29,8 @@ import (
 //     out at the hijack, ahead of jaws's own. Both take the fallback (where
 //     net/http still uses sendfile through ReadFrom);
 //   - no Content-Encoding or Transfer-Encoding set by an outer handler;
-//   - a file of at least ZeroCopyMinSize bytes with a shared descriptor;
+//   - a response of at least ZeroCopyMinSize body bytes from disk, sent
+//     from the entry's shared descriptor;
 //   - a server whose keep-alive state jaws can read (httpstate.go) and that
 //     does not accept unencrypted HTTP/2: to net/http a handed-back
 //     connection is a new one, where it would take an HTTP/2 preface that
