@@ -111,11 +111,10 @@ type Options struct {
 	// ZeroCopyMinSize is the size in bytes from which a response from disk
 	// takes the zero-copy path (where it applies); smaller ones take the
 	// fallback, where net/http uses sendfile itself. 0 means the default,
-	// 512 KiB (or just above CacheMaxFileSize, if that is larger), between
-	// the sizes where the load benchmark found net/http's own path ahead
-	// and those where it found the zero-copy path ahead (bench/README.md,
-	// results in bench/results). Change it after measuring your machine
-	// and network with bench/run.sh.
+	// 512 KiB (or just above CacheMaxFileSize, if that is larger): the
+	// smallest size at which zero-copy beat net/http's own path in every
+	// measurement (bench/README.md, "Where zero-copy starts"). Change it
+	// after measuring your machine and network with bench/zerocopymin.sh.
 	ZeroCopyMinSize int64
 
 	// SendTimeout bounds, per write, how long the zero-copy path waits for a
@@ -163,9 +162,7 @@ const (
 	defaultCacheMaxBytes    = 64 << 20
 	defaultMaxRanges        = 32
 
-	// Between the sizes where bench/run.sh found net/http's own sendfile
-	// ahead of the hijack (256 KiB, keep-alive) and those where it found
-	// the hijack ahead (1 MiB); see bench/README.md.
+	// See Options.ZeroCopyMinSize.
 	defaultZeroCopyMinSize = 512 << 10
 )
 
