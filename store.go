@@ -199,6 +199,7 @@ func (s *store) confirm(e *entry) bool {
 	if same {
 		e.checked.Store(now)
 		if tok != nil {
+			tok.cover()
 			e.watched.Store(tok)
 		}
 	}
@@ -228,6 +229,7 @@ func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileIn
 		}
 		finish(e)
 		e.setHeaders()
+		tok.cover()
 		e.watched.Store(tok)
 		return e, nil
 	})

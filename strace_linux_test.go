@@ -161,3 +161,40 @@ func underStrace(t *testing.T, test, env, dir, calls string) []string {
 	}
 	return lines[begin+1 : end]
 }
+
+// TestStraceMissLooksForNoLinks: a request for a name that is not there
+// costs its failed open and no look for symbolic links on its path, which
+// only a name that was found needs (watcher.cover).
+func TestStraceMissLooksForNoLinks(t *testing.T) {
+	if dir := os.Getenv("JAWS_STRACE_MISS"); dir != "" {
+		h := newTestHandler(t, dir, Options{})
+		if h.store.src.(*dirSource).watch == nil {
+			return // no events here: nothing to look for
+		}
+		os.Open("/nonexistent/jaws-strace-begin")
+		for range 50 {
+			if w := get(h, "/sub/missing.txt"); w.Code != 404 {
+				t.Fatalf("%d", w.Code)
+			}
+		}
+		os.Open("/nonexistent/jaws-strace-end")
+		return
+	}
+	dir := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
+	lines := underStrace(t, "TestStraceMissLooksForNoLinks", "JAWS_STRACE_MISS", dir, "openat,newfstatat,fstatat64,statx")
+	opens := 0
+	for _, l := range lines {
+		if !strings.Contains(l, "missing.txt") {
+			continue
+		}
+		if strings.Contains(l, "openat(") {
+			opens++
+		} else {
+			t.Errorf("a miss looked at its name: %s", l)
+		}
+	}
+	if opens > 50 {
+		t.Errorf("%d opens of missing.txt for 50 requests", opens)
+	}
+}

@@ -33,12 +33,22 @@ type watchedDir struct {
 
 // token is what an entry knows of the directories on its file's path.
 type token struct {
-	w       *watcher
-	covered bool // events cover the file; else the token never holds
-	epoch   uint64
-	dirs    []*watchedDir
-	gens    []uint64
-	taken   int64 // unix nanoseconds
+	w         *watcher
+	file      string
+	dirsTaken bool // the generations of every directory on file's path
+	covered   bool // events cover the file (cover); else the token never holds
+	epoch     uint64
+	dirs      []*watchedDir
+	gens      []uint64
+	taken     int64 // unix nanoseconds
+}
+
+// cover completes a token taken before its file was found (see
+// watcher.cover); nil and incomplete tokens stay as they are.
+func (t *token) cover() {
+	if t != nil && t.dirsTaken {
+		t.w.cover(t)
+	}
 }
 
 // still reports whether nothing happened to t's directories since it was

@@ -152,15 +152,15 @@ func (w *watcher) handle(b []byte) {
 }
 
 // snapshot returns a token for file, a name under the root, to be taken
-// before the file is opened or stat-ed. It covers the file unless a
-// symbolic link is on its path, a directory is on an untrusted file
-// system, no watch is to be had (the user's inotify limit) or the watcher
-// stopped; an uncovered token never holds.
+// before the file is opened or stat-ed, and covered (see cover) once it
+// was found. It holds the generations of the file's directories, unless
+// one is on an untrusted file system, no watch is to be had (the user's
+// inotify limit) or the watcher stopped; an uncovered token never holds.
 func (w *watcher) snapshot(file string, now int64) *token {
 	if w == nil {
 		return nil
 	}
-	t := &token{w: w, epoch: w.epoch.Load(), taken: now}
+	t := &token{w: w, epoch: w.epoch.Load(), taken: now, file: file}
 	if w.broken.Load() {
 		return t // uncovered: still() is false, and it is tried again later
 	}
@@ -179,17 +179,24 @@ func (w *watcher) snapshot(file string, now int64) *token {
 		}
 		dir, i = file[:i+j], i+j+1
 	}
-	// Only now, with the generations taken, look for links: one made
-	// afterwards is an event that makes the token stale.
-	for p := file; ; {
+	t.dirsTaken = true
+	return t
+}
+
+// cover makes t, whose generations are taken, hold for its file unless a
+// symbolic link is on the file's path. A link made after the generations
+// were taken is an event that makes t stale, so this runs once the file is
+// found, and a name that is not found costs no look for links.
+func (w *watcher) cover(t *token) {
+	for p := t.file; ; {
 		info, err := w.root.Lstat(p)
 		if err != nil || info.Mode()&fs.ModeSymlink != 0 {
-			return t
+			return
 		}
 		i := strings.LastIndexByte(p, '/')
 		if i < 0 {
 			t.covered = true
-			return t
+			return
 		}
 		p = p[:i]
 	}

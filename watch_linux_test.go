@@ -284,7 +284,8 @@ func TestEventsBusyDirectory(t *testing.T) {
 
 // TestEventsTokenDirs: a token holds the root and each directory on the
 // file's path, once each, so a hit compares as many generations as the path
-// has directories and each is watched once.
+// has directories and each is watched once; it covers the file once the
+// file was found (cover).
 func TestEventsTokenDirs(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -301,6 +302,7 @@ func TestEventsTokenDirs(t *testing.T) {
 		dirs int
 	}{{"top.js", 1}, {"a/b/c.js", 3}} {
 		tok := w.snapshot(c.file, time.Now().UnixNano())
+		tok.cover()
 		if !tok.covered || len(tok.dirs) != c.dirs {
 			t.Errorf("%s: covered %v, %d directories, want %d", c.file, tok.covered, len(tok.dirs), c.dirs)
 		}

@@ -23,3 +23,5 @@ func (*watcher) catchUp(int64) {}
 func (*watcher) readPending() {}
 
 func (*watcher) snapshot(string, int64) *token { return nil }
+
+func (*watcher) cover(*token) {}
