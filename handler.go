@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -371,7 +370,7 @@ func (h *Handler) ServeFile(w http.ResponseWriter, r *http.Request, name string)
 		h.methodNotAllowed(w, r, nil)
 		return
 	}
-	clean, ok := cleanName("/"+strings.TrimPrefix(name, "/"), h.opts.ServeDotFiles)
+	clean, ok := cleanName(name, h.opts.ServeDotFiles)
 	if !ok {
 		h.notFound(w, r, nil)
 		return

@@ -61,7 +61,7 @@ func (h *Handler) HashName(name string) (string, error) {
 
 // hashTarget resolves the file HashName is asked about.
 func (h *Handler) hashTarget(name string) (*entry, error) {
-	clean, ok := cleanName("/"+strings.TrimPrefix(name, "/"), h.opts.ServeDotFiles)
+	clean, ok := cleanName(name, h.opts.ServeDotFiles)
 	if !ok || clean == "." || strings.HasSuffix(name, "/") {
 		return nil, fs.ErrInvalid
 	}
