@@ -470,9 +470,3 @@ func (h *Handler) server(srv *http.Server) *serverState {
 	return st
 }
 
-// serverCount is how many servers jaws keeps state for, for tests.
-func (h *Handler) serverCount() int {
-	n := 0
-	h.servers.Range(func(any, any) bool { n++; return true })
-	return n
-}

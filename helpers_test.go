@@ -301,3 +301,17 @@ func checkNoLeaks(t *testing.T) {
 		}
 	})
 }
+
+// inFlight counts the zero-copy transfers in flight.
+func (t *transfers) inFlight() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.active
+}
+
+// serverCount is how many servers jaws keeps state for.
+func (h *Handler) serverCount() int {
+	n := 0
+	h.servers.Range(func(any, any) bool { n++; return true })
+	return n
+}

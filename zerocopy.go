@@ -102,10 +102,12 @@ func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFil
 		return false
 	}
 	hdr := w.Header()
-	if !h.transfers.begin() {
+	stop, ok := h.transfers.begin()
+	if !ok {
 		return false // the handler is closing
 	}
-	defer h.transfers.end()
+	var hijacked net.Conn
+	defer func() { h.transfers.end(hijacked) }()
 
 	// net/http bounds the whole response by WriteTimeout from the end of
 	// the request (readRequest); Hijack clears that deadline, so jaws sets
@@ -118,12 +120,12 @@ func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFil
 	if err != nil {
 		return false
 	}
-	h.transfers.track(c, true)
-	defer h.transfers.track(c, false)
+	hijacked = c
+	h.transfers.attach(c)
 
 	head := responseHead(r, resp.status, hdr, conn)
 	segs, tail := segments(head, resp)
-	n, handled, err := sendFile(netConn(c), sf.f, segs, tail, h.coalesce(), dl, h.opts.SendChunk, h.transfers.stopped())
+	n, handled, err := sendFile(netConn(c), sf.f, segs, tail, h.coalesce(), dl, h.opts.SendChunk, stop)
 	if !handled {
 		n, err = copySegments(c, sf.f, segs, tail, dl)
 	}
@@ -373,41 +375,45 @@ type transfers struct {
 	mu      sync.Mutex
 	closing bool
 	active  int
-	conns   map[net.Conn]struct{}
-	idle    chan struct{} // closed when active drops to 0 while someone waits
-	stop    chan struct{} // closed by cancel
+	conns   map[net.Conn]struct{} // hijacked connections, for cancel to close
+	idle    chan struct{}         // closed when active drops to 0 while someone waits
+	stop    chan struct{}         // made by the first begin or cancel, closed by cancel
 }
 
-func (t *transfers) begin() bool {
+// begin counts a transfer in, unless the handler is closing, and returns
+// the channel closed when the transfers in flight must end.
+func (t *transfers) begin() (stop <-chan struct{}, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closing {
-		return false
+		return nil, false
 	}
 	t.active++
-	return true
+	return t.stopChan(), true
 }
 
-func (t *transfers) end() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.active--
-	if t.active == 0 && t.idle != nil {
-		close(t.idle)
-		t.idle = nil
-	}
-}
-
-func (t *transfers) track(c net.Conn, on bool) {
+// attach records c, the hijacked connection of a transfer begun, for
+// cancel to close.
+func (t *transfers) attach(c net.Conn) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.conns == nil {
 		t.conns = make(map[net.Conn]struct{})
 	}
-	if on {
-		t.conns[c] = struct{}{}
-	} else {
+	t.conns[c] = struct{}{}
+}
+
+// end counts a transfer out; c, its connection if attached, is forgotten.
+func (t *transfers) end(c net.Conn) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c != nil {
 		delete(t.conns, c)
+	}
+	t.active--
+	if t.active == 0 && t.idle != nil {
+		close(t.idle)
+		t.idle = nil
 	}
 }
 
@@ -433,17 +439,8 @@ func (t *transfers) wait(done <-chan struct{}) bool {
 	}
 }
 
-// inFlight counts the transfers in flight.
-func (t *transfers) inFlight() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.active
-}
-
-// stopped is closed when the transfers in flight must end.
-func (t *transfers) stopped() <-chan struct{} {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+// stopChan returns t.stop, made if need be; t.mu is held.
+func (t *transfers) stopChan() chan struct{} {
 	if t.stop == nil {
 		t.stop = make(chan struct{})
 	}
@@ -455,11 +452,10 @@ func (t *transfers) stopped() <-chan struct{} {
 // stop channel makes sendFile cancel an operation the netpoller does not see
 // (a pending TransmitFile).
 func (t *transfers) cancel() {
-	t.stopped() // makes t.stop
 	t.mu.Lock()
 	t.closing = true
 	select {
-	case <-t.stop:
+	case <-t.stopChan():
 	default:
 		close(t.stop)
 	}
