@@ -469,4 +469,3 @@ func (h *Handler) server(srv *http.Server) *serverState {
 	}
 	return st
 }
-
