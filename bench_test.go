@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	chimw "github.com/go-chi/chi/v5/middleware"
+
+	"github.com/jaws-go/jaws/internal/testsite"
 )
 
 var benchSizes = []struct {
@@ -45,11 +47,11 @@ func BenchmarkHandler(b *testing.B) {
 			b.Run(s.name+"/"+peer, func(b *testing.B) {
 				h := peers[peer]
 				r := httptest.NewRequest("GET", "/"+s.name+".bin", nil)
-				w := &discardWriter{h: http.Header{}}
+				w := &testsite.Discard{H: http.Header{}}
 				b.SetBytes(int64(s.size))
 				b.ReportAllocs()
 				for b.Loop() {
-					clear(w.h)
+					clear(w.H)
 					h.ServeHTTP(w, r)
 				}
 			})
@@ -117,14 +119,14 @@ func BenchmarkCompressed(b *testing.B) {
 			if p.accept != "" {
 				r.Header.Set("Accept-Encoding", p.accept)
 			}
-			w := &discardWriter{h: http.Header{}}
+			w := &testsite.Discard{H: http.Header{}}
 			b.SetBytes(int64(len(src)))
 			b.ReportAllocs()
 			for b.Loop() {
-				clear(w.h)
+				clear(w.H)
 				p.h.ServeHTTP(w, r)
 			}
-			if got := w.h.Get("Content-Encoding"); got != p.accept {
+			if got := w.H.Get("Content-Encoding"); got != p.accept {
 				b.Fatalf("Content-Encoding %q, want %q", got, p.accept)
 			}
 		})

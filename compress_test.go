@@ -831,18 +831,18 @@ func TestCompressedHitAllocations(t *testing.T) {
 		if accept != "" {
 			r.Header.Set("Accept-Encoding", accept)
 		}
-		w := &discardWriter{h: http.Header{}}
+		w := &testsite.Discard{H: http.Header{}}
 		serve := func() {
-			clear(w.h)
+			clear(w.H)
 			if vary != nil {
-				w.h["Vary"] = vary
+				w.H["Vary"] = vary
 			}
 			h.ServeHTTP(w, r)
 		}
 		serve() // builds the entry and the variant
 		h.store.cache.sync()
 		serve()
-		if got := w.h.Get("Content-Encoding"); got != accept {
+		if got := w.H.Get("Content-Encoding"); got != accept {
 			t.Fatalf("%s: Content-Encoding %q, want %q", target, got, accept)
 		}
 		return testing.AllocsPerRun(200, serve)

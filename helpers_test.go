@@ -125,18 +125,6 @@ func get11(path string, extra ...string) string {
 	return "GET " + path + " HTTP/1.1\r\nHost: x\r\n" + strings.Join(extra, "") + "\r\n"
 }
 
-// discardWriter is the cheapest ResponseWriter: it measures the handler, not
-// the writer. ReadFrom keeps io.Copy from allocating a buffer per call.
-type discardWriter struct{ h http.Header }
-
-func (w *discardWriter) Header() http.Header         { return w.h }
-func (w *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
-func (w *discardWriter) WriteHeader(int)             {}
-
-func (w *discardWriter) ReadFrom(r io.Reader) (int64, error) {
-	return io.Copy(io.Discard, r)
-}
-
 // Raw connections: what a client reads, byte for byte.
 
 // rawConn is a client connection that reads responses one by one.

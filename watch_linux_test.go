@@ -2,6 +2,7 @@ package jaws
 
 import (
 	"bytes"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jaws-go/jaws/internal/testsite"
 )
 
 // confirmStats counts, per file, the hits confirmed by a system call.
@@ -80,7 +83,7 @@ func TestEventsHitsMakeNoSystemCall(t *testing.T) {
 }
 
 func testServeHead(h *Handler, target string) {
-	h.ServeHTTP(&discardWriter{h: make(map[string][]string)}, httptest.NewRequest("HEAD", target, nil))
+	h.ServeHTTP(&testsite.Discard{H: http.Header{}}, httptest.NewRequest("HEAD", target, nil))
 }
 
 // TestEventsSeeChanges: every kind of change is seen once the events are

@@ -7,14 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/jaws-go/jaws/internal/testsite"
 )
-
-// discardWriter measures the handler, not a writer.
-type discardWriter struct{ h http.Header }
-
-func (w *discardWriter) Header() http.Header         { return w.h }
-func (w *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
-func (w *discardWriter) WriteHeader(int)             {}
 
 // BenchmarkRouter_1K is one hit on a 1 KiB file through the example's whole
 // router (chi, Recoverer, CacheControl, SPA), BenchmarkBare_1K the same
@@ -32,10 +27,10 @@ func BenchmarkRouter_1K(b *testing.B) {
 		b.Fatal(err)
 	}
 	r := httptest.NewRequest("GET", "/1K.bin", nil)
-	w := &discardWriter{h: http.Header{}}
+	w := &testsite.Discard{H: http.Header{}}
 	b.ReportAllocs()
 	for b.Loop() {
-		clear(w.h)
+		clear(w.H)
 		router.ServeHTTP(w, r)
 	}
 }
@@ -49,10 +44,10 @@ func BenchmarkBare_1K(b *testing.B) {
 	}
 	defer h.Close()
 	r := httptest.NewRequest("GET", "/1K.bin", nil)
-	w := &discardWriter{h: http.Header{}}
+	w := &testsite.Discard{H: http.Header{}}
 	b.ReportAllocs()
 	for b.Loop() {
-		clear(w.h)
+		clear(w.H)
 		h.ServeHTTP(w, r)
 	}
 }

@@ -9,14 +9,6 @@ import (
 	"github.com/jaws-go/jaws/internal/testsite"
 )
 
-// discard is a ResponseWriter that keeps nothing, so the benchmarks time the
-// handlers rather than a recorder.
-type discard struct{ h http.Header }
-
-func (d *discard) Header() http.Header         { return d.h }
-func (d *discard) Write(p []byte) (int, error) { return len(p), nil }
-func (d *discard) WriteHeader(int)             {}
-
 // BenchmarkMiddleware_1K: what each middleware adds to a hit of a 1 KiB file
 // served from memory.
 func BenchmarkMiddleware_1K(b *testing.B) {
@@ -40,10 +32,10 @@ func BenchmarkMiddleware_1K(b *testing.B) {
 	for _, st := range stacks {
 		b.Run(st.name, func(b *testing.B) {
 			req := httptest.NewRequest("GET", st.target, nil)
-			w := &discard{h: http.Header{}}
+			w := &testsite.Discard{H: http.Header{}}
 			b.ReportAllocs()
 			for b.Loop() {
-				clear(w.h)
+				clear(w.H)
 				st.h.ServeHTTP(w, req)
 			}
 		})
