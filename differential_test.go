@@ -217,8 +217,12 @@ func TestDifferential(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { jh.Close() })
-	std := http.FileServer(http.Dir(site.Root))
+	runDifferential(t, jh, http.FileServer(http.Dir(site.Root)))
+}
 
+// runDifferential plays every differential case against jh and std, over
+// HTTP/1.1, TLS and HTTP/2, and compares the answers.
+func runDifferential(t *testing.T, jh, std http.Handler) {
 	for _, kind := range testsite.Kinds {
 		js := testsite.Start(t, kind, withPrefix(jh))
 		ss := testsite.Start(t, kind, withPrefix(std))

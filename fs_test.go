@@ -48,26 +48,7 @@ func TestDifferentialFS(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			jh := newFSHandler(t, c.fsys, jaws.Options{})
-			std := http.FileServerFS(c.fsys)
-			for _, kind := range testsite.Kinds {
-				js := testsite.Start(t, kind, withPrefix(jh))
-				ss := testsite.Start(t, kind, withPrefix(std))
-				t.Run(kind.String(), func(t *testing.T) {
-					t.Parallel()
-					for _, dc := range diffCases() {
-						t.Run(dc.name, func(t *testing.T) {
-							method := dc.method
-							if method == "" {
-								method = http.MethodGet
-							}
-							jr, jb := js.Do(t, js.NewRequest(t, method, dc.target, dc.header...))
-							sr, sb := ss.Do(t, ss.NewRequest(t, method, dc.target, dc.header...))
-							compareResponses(t, method, jr, jb, sr, sb)
-						})
-					}
-				})
-			}
+			runDifferential(t, newFSHandler(t, c.fsys, jaws.Options{}), http.FileServerFS(c.fsys))
 		})
 	}
 }
