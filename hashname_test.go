@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -192,4 +193,13 @@ func TestHashNameUsesDigestSibling(t *testing.T) {
 	if got, err := h.HashName("v.mp4"); err != nil || got != "v."+made[:16]+".mp4" {
 		t.Errorf("HashName = %q, %v", got, err)
 	}
+}
+
+// wrapCacheControl sets Cache-Control before h runs, as an outer
+// middleware would.
+func wrapCacheControl(h http.Handler, v string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", v)
+		h.ServeHTTP(w, r)
+	})
 }

@@ -6,7 +6,6 @@ import (
 	"embed"
 	"encoding/base64"
 	"encoding/hex"
-	"fmt"
 	"io"
 	"io/fs"
 	"mime"
@@ -170,24 +169,6 @@ func withPrefix(h http.Handler) http.Handler {
 	})
 }
 
-// wrapETag sets an ETag before h runs, as an application pinning
-// validators to a release would.
-func wrapETag(h http.Handler, etag string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Etag", etag)
-		h.ServeHTTP(w, r)
-	})
-}
-
-// wrapCacheControl sets Cache-Control before h runs, as an outer
-// middleware would.
-func wrapCacheControl(h http.Handler, v string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", v)
-		h.ServeHTTP(w, r)
-	})
-}
-
 // Responses.
 
 // httpDate formats t as HTTP dates are (RFC 9110 §5.6.7).
@@ -303,17 +284,6 @@ func readParts(t *testing.T, ctype string, body []byte) []part {
 func sha256sumLine(data []byte, name string) []byte {
 	sum := sha256.Sum256(data)
 	return []byte(hex.EncodeToString(sum[:]) + "  " + name + "\n")
-}
-
-// metaTag is the ETag of a file sent from disk, worked out independently of
-// the package: mtime in nanoseconds and size, in hex.
-func metaTag(t *testing.T, path string) string {
-	t.Helper()
-	info, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fmt.Sprintf(`"%x.%x"`, info.ModTime().UnixNano(), info.Size())
 }
 
 // contentTag is the ETag of bytes in memory: the first 128 bits of their

@@ -219,3 +219,27 @@ func TestServerShutdownWithTransfers(t *testing.T) {
 	}
 	t.Logf("shutdown with %d reading and %d stalled transfers: %v", readers, stalled, elapsed.Round(time.Millisecond))
 }
+
+// checkNoLeaks records the process's descriptors and goroutines, and at the
+// end of the test checks that both came back to where they were (polling,
+// for the asynchronous cleanup of connections). Tests that use it are not
+// parallel: they count the whole process.
+func checkNoLeaks(t *testing.T) {
+	t.Helper()
+	fds, goroutines := openFDs(), countGoroutines()
+	t.Cleanup(func() {
+		var nf, ng int
+		for end := time.Now().Add(5 * time.Second); ; {
+			nf, ng = openFDs(), countGoroutines()
+			if nf <= fds && ng <= goroutines || time.Now().After(end) {
+				break
+			}
+		}
+		if nf > fds {
+			t.Errorf("%d descriptors open at the end, %d at the start", nf, fds)
+		}
+		if ng > goroutines {
+			t.Errorf("%d goroutines at the end, %d at the start", ng, goroutines)
+		}
+	})
+}

@@ -140,3 +140,12 @@ func Test416Body(t *testing.T) {
 		}
 	}
 }
+
+// wrapETag sets an ETag before h runs, as an application pinning
+// validators to a release would.
+func wrapETag(h http.Handler, etag string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Etag", etag)
+		h.ServeHTTP(w, r)
+	})
+}

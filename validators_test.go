@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -287,4 +288,15 @@ func TestConcurrentFirstRequestsLargeFile(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// metaTag is the ETag of a file sent from disk, worked out independently of
+// the package: mtime in nanoseconds and size, in hex.
+func metaTag(t *testing.T, path string) string {
+	t.Helper()
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf(`"%x.%x"`, info.ModTime().UnixNano(), info.Size())
 }
