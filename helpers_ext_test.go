@@ -6,10 +6,8 @@ import (
 	"embed"
 	"encoding/base64"
 	"encoding/hex"
-	"io"
 	"io/fs"
 	"mime"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -217,16 +215,16 @@ func compareResponses(t *testing.T, method string, jr *http.Response, jb []byte,
 	}
 	switch {
 	case strings.HasPrefix(sr.Header.Get("Content-Type"), "multipart/byteranges"):
-		jp := readParts(t, jr.Header.Get("Content-Type"), jb)
-		sp := readParts(t, sr.Header.Get("Content-Type"), sb)
+		jp := testsite.Parts(t, jr.Header.Get("Content-Type"), jb)
+		sp := testsite.Parts(t, sr.Header.Get("Content-Type"), sb)
 		if len(jp) != len(sp) {
 			t.Fatalf("parts: jaws %d, net/http %d", len(jp), len(sp))
 		}
 		for i := range jp {
-			if jp[i].contentRange != sp[i].contentRange || jp[i].contentType != sp[i].contentType || !bytes.Equal(jp[i].body, sp[i].body) {
+			if jp[i].ContentRange != sp[i].ContentRange || jp[i].ContentType != sp[i].ContentType || !bytes.Equal(jp[i].Body, sp[i].Body) {
 				t.Errorf("part %d: jaws %q %q %d bytes, net/http %q %q %d bytes", i,
-					jp[i].contentRange, jp[i].contentType, len(jp[i].body),
-					sp[i].contentRange, sp[i].contentType, len(sp[i].body))
+					jp[i].ContentRange, jp[i].ContentType, len(jp[i].Body),
+					sp[i].ContentRange, sp[i].ContentType, len(sp[i].Body))
 			}
 		}
 	default:
@@ -244,38 +242,6 @@ func parseMediaType(t *testing.T, v string) (string, map[string]string) {
 		t.Fatalf("Content-Type %q: %v", v, err)
 	}
 	return mt, params
-}
-
-// part is one part of a multipart/byteranges body.
-type part struct {
-	contentRange, contentType string
-	body                      []byte
-}
-
-// readParts parses a multipart/byteranges body, failing the test unless it
-// is well formed.
-func readParts(t *testing.T, ctype string, body []byte) []part {
-	t.Helper()
-	mt, params := parseMediaType(t, ctype)
-	if mt != "multipart/byteranges" || params["boundary"] == "" {
-		t.Fatalf("Content-Type %q is not multipart/byteranges with a boundary", ctype)
-	}
-	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
-	var parts []part
-	for {
-		p, err := mr.NextRawPart()
-		if err == io.EOF {
-			return parts
-		}
-		if err != nil {
-			t.Fatalf("multipart body: %v", err)
-		}
-		b, err := io.ReadAll(p)
-		if err != nil {
-			t.Fatalf("multipart part %d: %v", len(parts), err)
-		}
-		parts = append(parts, part{p.Header.Get("Content-Range"), p.Header.Get("Content-Type"), b})
-	}
 }
 
 // Validators, worked out independently of the package.

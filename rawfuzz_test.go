@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/jaws-go/jaws/internal/conversation"
+	"github.com/jaws-go/jaws/internal/testsite"
 )
 
 // rawSite is a live server for FuzzRawRequest: files of distinct sizes (so
@@ -141,19 +141,11 @@ func (s *rawSite) check(t *testing.T, raw, out []byte, timedOut bool) {
 
 func (s *rawSite) checkPartial(t *testing.T, i int, resp *http.Response, body []byte) {
 	ctype := resp.Header.Get("Content-Type")
-	if mt, params, err := mime.ParseMediaType(ctype); err == nil && mt == "multipart/byteranges" {
-		mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
-		for {
-			p, err := mr.NextPart()
-			if err == io.EOF {
-				return
-			}
-			if err != nil {
-				t.Fatalf("response %d: multipart: %v", i, err)
-			}
-			b, _ := io.ReadAll(p)
-			s.checkSpan(t, i, p.Header.Get("Content-Range"), b)
+	if mt, _, err := mime.ParseMediaType(ctype); err == nil && mt == "multipart/byteranges" {
+		for _, p := range testsite.Parts(t, ctype, body) {
+			s.checkSpan(t, i, p.ContentRange, p.Body)
 		}
+		return
 	}
 	s.checkSpan(t, i, resp.Header.Get("Content-Range"), body)
 }

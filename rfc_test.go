@@ -242,18 +242,18 @@ func checkRange(t *testing.T, s *testsite.Server, data []byte, method, spec stri
 		if method != http.MethodGet {
 			return
 		}
-		got := readParts(t, resp.Header.Get("Content-Type"), body)
+		got := testsite.Parts(t, resp.Header.Get("Content-Type"), body)
 		if len(got) != len(parts) {
 			var crs []string
 			for _, p := range got {
-				crs = append(crs, p.contentRange)
+				crs = append(crs, p.ContentRange)
 			}
 			t.Fatalf("Range %.60q: %d parts %q, want %d", spec, len(got), crs, len(parts))
 		}
 		for i, p := range got {
 			want := fmt.Sprintf("bytes %d-%d/%d", parts[i][0], parts[i][1], size)
-			if p.contentRange != want || !bytes.Equal(p.body, data[parts[i][0]:parts[i][1]+1]) {
-				t.Errorf("Range %.60q: part %d is %q with %d bytes, want %q", spec, i, p.contentRange, len(p.body), want)
+			if p.ContentRange != want || !bytes.Equal(p.Body, data[parts[i][0]:parts[i][1]+1]) {
+				t.Errorf("Range %.60q: part %d is %q with %d bytes, want %q", spec, i, p.ContentRange, len(p.Body), want)
 			}
 		}
 	}
@@ -415,29 +415,29 @@ func TestRFC9110_14_2_NoAmplification(t *testing.T) {
 								t.Fatalf("200 body is not the file")
 							}
 						case http.StatusPartialContent:
-							var parts []part
+							var parts []testsite.Part
 							if strings.HasPrefix(resp.Header.Get("Content-Type"), "multipart/") {
-								parts = readParts(t, resp.Header.Get("Content-Type"), body)
+								parts = testsite.Parts(t, resp.Header.Get("Content-Type"), body)
 							} else {
-								parts = []part{{contentRange: resp.Header.Get("Content-Range"), body: body}}
+								parts = []testsite.Part{{ContentRange: resp.Header.Get("Content-Range"), Body: body}}
 							}
 							var sent int64
 							var seen [][2]int64 // parts keep request order: check overlap against all
 							for _, p := range parts {
 								var first, last, total int64
-								if _, err := fmt.Sscanf(p.contentRange, "bytes %d-%d/%d", &first, &last, &total); err != nil || total != size {
-									t.Fatalf("part Content-Range %q", p.contentRange)
+								if _, err := fmt.Sscanf(p.ContentRange, "bytes %d-%d/%d", &first, &last, &total); err != nil || total != size {
+									t.Fatalf("part Content-Range %q", p.ContentRange)
 								}
-								if !bytes.Equal(p.body, data[first:last+1]) {
-									t.Fatalf("part %q: wrong bytes", p.contentRange)
+								if !bytes.Equal(p.Body, data[first:last+1]) {
+									t.Fatalf("part %q: wrong bytes", p.ContentRange)
 								}
 								for _, s := range seen {
 									if first <= s[1] && s[0] <= last {
-										t.Errorf("part %q overlaps bytes %d-%d, sent before", p.contentRange, s[0], s[1])
+										t.Errorf("part %q overlaps bytes %d-%d, sent before", p.ContentRange, s[0], s[1])
 									}
 								}
 								seen = append(seen, [2]int64{first, last})
-								sent += int64(len(p.body))
+								sent += int64(len(p.Body))
 							}
 							if sent > size {
 								t.Errorf("%d file bytes sent for a %d-byte file", sent, size)
@@ -740,9 +740,9 @@ func TestOuterContentTypeWins(t *testing.T) {
 			t.Errorf("200 Content-Type %q", ct)
 		}
 		resp, body := s.Get(t, "/m1.bin", "Range", "bytes=0-0,500000-500000")
-		for i, p := range readParts(t, resp.Header.Get("Content-Type"), body) {
-			if p.contentType != "application/x-custom" {
-				t.Errorf("part %d Content-Type %q", i, p.contentType)
+		for i, p := range testsite.Parts(t, resp.Header.Get("Content-Type"), body) {
+			if p.ContentType != "application/x-custom" {
+				t.Errorf("part %d Content-Type %q", i, p.ContentType)
 			}
 		}
 	})

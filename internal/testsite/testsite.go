@@ -15,6 +15,8 @@ import (
 	"io"
 	"log"
 	"math/rand/v2"
+	"mime"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -357,4 +359,36 @@ func (w *Discard) WriteHeader(int)             {}
 
 func (w *Discard) ReadFrom(r io.Reader) (int64, error) {
 	return io.Copy(io.Discard, r)
+}
+
+// Part is one part of a multipart/byteranges body.
+type Part struct {
+	ContentRange, ContentType string
+	Body                      []byte
+}
+
+// Parts parses a multipart/byteranges body, failing the test unless it is
+// well formed.
+func Parts(t testing.TB, ctype string, body []byte) []Part {
+	t.Helper()
+	mt, params, err := mime.ParseMediaType(ctype)
+	if err != nil || mt != "multipart/byteranges" || params["boundary"] == "" {
+		t.Fatalf("Content-Type %q is not multipart/byteranges with a boundary", ctype)
+	}
+	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	var parts []Part
+	for {
+		p, err := mr.NextRawPart()
+		if err == io.EOF {
+			return parts
+		}
+		if err != nil {
+			t.Fatalf("multipart body: %v", err)
+		}
+		b, err := io.ReadAll(p)
+		if err != nil {
+			t.Fatalf("multipart part %d: %v", len(parts), err)
+		}
+		parts = append(parts, Part{p.Header.Get("Content-Range"), p.Header.Get("Content-Type"), b})
+	}
 }
