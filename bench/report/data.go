@@ -523,3 +523,28 @@ func less(a, b key) bool {
 	}
 	return compareSetups(a.st, b.st) < 0
 }
+
+// scenarios are the files and tls scenarios that were measured.
+func (d *data) scenarios() []*data {
+	var out []*data
+	for _, x := range []*data{d, d.tlsData} {
+		if x != nil && len(x.samples) > 0 {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// shown reports whether the summary and the charts show setup st of
+// scenario x: those over the first path, and of TLS those at its primary
+// level only; results.md's tables have the rest.
+func (x *data) shown(st setup) bool {
+	if st.net != x.nets[0] {
+		return false
+	}
+	if !x.tls {
+		return true
+	}
+	prim, ok := x.primaryOf(x.setups[0].proto)
+	return ok && st.level == prim.level
+}

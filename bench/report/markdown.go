@@ -72,18 +72,9 @@ func (d *data) writeSummary(b *strings.Builder) {
 	}
 	var cols []col
 	sizes, bytes := []string{}, map[string]int64{}
-	for _, x := range []*data{d, d.tlsData} {
-		if x == nil || len(x.samples) == 0 {
-			continue
-		}
-		// Keep-alive over the first path: every level of plain HTTP/1.1,
-		// and TLS at the primary level only.
-		level := 0
-		if prim, ok := x.primaryOf(x.setups[0].proto); ok {
-			level = prim.level
-		}
+	for _, x := range d.scenarios() {
 		for _, st := range x.setups {
-			if st.mode == "keepalive" && st.net == x.nets[0] && (!x.tls || st.level == level) {
+			if st.mode == "keepalive" && x.shown(st) {
 				cols = append(cols, col{x, st})
 			}
 		}
@@ -147,20 +138,15 @@ func (d *data) writeSummary(b *strings.Builder) {
 // summaryNet names the summary's path; summaryRest what else results.md
 // has beyond it.
 func (d *data) summaryNet() string {
-	for _, x := range []*data{d, d.tlsData} {
-		if x != nil && len(x.nets) > 0 {
-			return x.nets[0]
-		}
+	for _, x := range d.scenarios() {
+		return x.nets[0]
 	}
 	return "loopback"
 }
 
 func (d *data) summaryRest() string {
 	var rest []string
-	for _, x := range []*data{d, d.tlsData} {
-		if x == nil {
-			continue
-		}
+	for _, x := range d.scenarios() {
 		if len(x.nets) > 1 && !slices.Contains(rest, "the other path ("+x.nets[1]+")") {
 			rest = append(rest, "the other path ("+x.nets[1]+")")
 		}

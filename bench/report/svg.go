@@ -66,17 +66,10 @@ type panel struct {
 // path and TLS's other levels are in results.md's tables only, so that the
 // chart stays readable.
 func (d *data) panels() (out []panel, rows int) {
-	for _, x := range []*data{d, d.tlsData} {
-		if x == nil || len(x.samples) == 0 {
-			continue
-		}
-		level := 0
-		if prim, ok := x.primaryOf(x.setups[0].proto); ok {
-			level = prim.level
-		}
+	for _, x := range d.scenarios() {
 		rowOf := map[setup]int{}
 		for _, st := range x.setups {
-			if st.net != x.nets[0] || (x.tls && st.level != level) {
+			if !x.shown(st) {
 				continue
 			}
 			r, col := st.group(), rank(modeOrder, st.mode)
