@@ -777,6 +777,14 @@ load_test() {
 	busy01=$(core_busy "$tmp/k0" "$tmp/k1")
 	log "$what: $(cut -d, -f2 <<<"$res") req/s, client CPU $share%$( [ "$share" -lt 95 ] || echo ' (client-bound)')$(busy "$other" && echo " (disturbed: others used $other CPUs)")"
 }
+rotated() { # run item...: the items, starting at a place that moves on each run,
+	# so that no server is always measured first or right after another
+	local run=$1 i
+	shift
+	for i in $(seq 0 $(($# - 1))); do
+		echo "${@:$(((i + run - 1) % $# + 1)):1}"
+	done
+}
 measure() { # server size mode run net level
 	local srv=$1 s=$2 mode=$3 run=$4 net=$5 level=$6 c hdr=()
 	c=$(conns_for "$s" "$level")
@@ -863,9 +871,8 @@ if $files; then
 			for level in "${conns_list[@]}"; do
 				for s in "${size_list[@]}"; do
 					for mode in keepalive close; do
-						k=${#server_list[@]}
-						for i in $(seq 0 $((k - 1))); do
-							measure "${server_list[$(((i + run - 1) % k))]}" "$s" "$mode" "$run" "$net" "$level"
+						for srv in $(rotated "$run" "${server_list[@]}"); do
+							measure "$srv" "$s" "$mode" "$run" "$net" "$level"
 						done
 					done
 				done
@@ -905,9 +912,8 @@ if $compress; then
 	} >"$out/raw/compress-meta.txt"
 	echo "run,file,bytes,server,encoding,mode,conns,duration_s,requests,rps,transfer_bps,p50_us,p99_us,socket_errors,non2xx,other_cpus,retries,server_cpu_s,header_bytes,body_bytes,wire_bytes,client_cpu_s,client_wall_s,server_core_busy,client_core_busy" >"$out/raw/compress.csv"
 	for run in $(seq "$runs"); do
-		k=${#cases[@]}
-		for i in $(seq 0 $((k - 1))); do
-			cmeasure "${cases[$(((i + run - 1) % k))]}" "$run"
+		for c in $(rotated "$run" "${cases[@]}"); do
+			cmeasure "$c" "$run"
 		done
 	done
 	{
@@ -961,9 +967,8 @@ if $tls; then
 			for level in "${conns_list[@]}"; do
 				for s in "${tsize_list[@]}"; do
 					for proto in "${proto_list[@]}"; do
-						k=${#tserver_list[@]}
-						for i in $(seq 0 $((k - 1))); do
-							tmeasure "${tserver_list[$(((i + run - 1) % k))]}" "$s" "$proto" "$run" "$net" "$level"
+						for srv in $(rotated "$run" "${tserver_list[@]}"); do
+							tmeasure "$srv" "$s" "$proto" "$run" "$net" "$level"
 						done
 					done
 				done
