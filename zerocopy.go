@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -175,7 +174,7 @@ func wantsHTTP10KeepAlive(r *http.Request) bool {
 }
 
 // hasToken is net/http's: whether token occurs in v, case-insensitively,
-// between boundaries (start, end, space, comma or tab).
+// between boundaries (start, end, space, comma or tab); token is lower case.
 func hasToken(v, token string) bool {
 	if len(token) > len(v) || token == "" {
 		return false
@@ -193,7 +192,7 @@ func hasToken(v, token string) bool {
 		if end := sp + len(token); end != len(v) && !isTokenBoundary(v[end]) {
 			continue
 		}
-		if strings.EqualFold(v[sp:sp+len(token)], token) {
+		if tokenEqual(v[sp:sp+len(token)], token) { // ASCII only, as net/http's ascii.EqualFold
 			return true
 		}
 	}
