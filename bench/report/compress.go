@@ -141,7 +141,6 @@ func parseCompress(r io.Reader) (*cdata, error) {
 		}
 		if v["client_wall_s"] > 0 {
 			cc.client = append(cc.client, v["client_cpu_s"]/v["client_wall_s"])
-			cc.core = append(cc.core, v["server_core_busy"])
 		}
 		if v["rps"] > 0 && v["transfer_bps"] > 0 {
 			cc.wire = append(cc.wire, v["transfer_bps"]/v["rps"])
@@ -157,7 +156,6 @@ func parseCompress(r io.Reader) (*cdata, error) {
 		slices.Sort(cc.cpuUS)
 		slices.Sort(cc.wire)
 		slices.Sort(cc.client)
-		slices.Sort(cc.core)
 	}
 	for _, k := range caseOrder {
 		if seen[k] {

@@ -11,19 +11,19 @@ import (
 type metric struct {
 	title string
 	unit  string
-	value func(c *cell, bytes int64, rps float64) float64 // rps is one run, or the median
+	value func(bytes int64, rps float64) float64 // rps is one run, or the median
 }
 
 var (
 	throughputMetric = metric{
 		title: "Throughput",
 		unit:  "MB/s of file bytes",
-		value: func(_ *cell, bytes int64, rps float64) float64 { return rps * float64(bytes) / 1e6 },
+		value: func(bytes int64, rps float64) float64 { return rps * float64(bytes) / 1e6 },
 	}
 	requestsMetric = metric{
 		title: "Requests per second",
 		unit:  "requests/s",
-		value: func(_ *cell, _ int64, rps float64) float64 { return rps },
+		value: func(_ int64, rps float64) float64 { return rps },
 	}
 )
 
@@ -145,7 +145,7 @@ func writeSVG(w io.Writer, d *data, m metric) error {
 					continue
 				}
 				for _, v := range []float64{c.rps[0], c.rps[len(c.rps)-1]} {
-					if y := m.value(c, pn.d.bytes[size], v); y > 0 {
+					if y := m.value(pn.d.bytes[size], v); y > 0 {
 						lo, hi = math.Min(lo, y), math.Max(hi, y)
 					}
 				}
@@ -227,13 +227,13 @@ func writeSVG(w io.Writer, d *data, m metric) error {
 					continue
 				}
 				n := pd.bytes[size]
-				v := m.value(c, n, c.median())
+				v := m.value(n, c.median())
 				if v <= 0 {
 					continue
 				}
 				xx := px(float64(n))
 				pts = append(pts, fmt.Sprintf("%.1f,%.1f", xx, py(v)))
-				vlo, vhi := m.value(c, n, c.rps[0]), m.value(c, n, c.rps[len(c.rps)-1])
+				vlo, vhi := m.value(n, c.rps[0]), m.value(n, c.rps[len(c.rps)-1])
 				if vlo > 0 && vhi > vlo {
 					q(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1"/>`, xx, py(vlo), xx, py(vhi), st.color)
 				}
