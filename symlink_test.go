@@ -249,16 +249,7 @@ func TestAbsoluteSymlinks(t *testing.T) {
 				t.Run(tt.name, func(t *testing.T) {
 					t.Parallel()
 					resp, body := srv.Get(t, tt.path)
-					got := string(body)
-					if tt.status == 301 {
-						got = resp.Header.Get("Location")
-					}
-					if resp.StatusCode != tt.status || (tt.body != "" && got != tt.body) {
-						t.Errorf("GET %s: %d %.40q, want %d %.40q", tt.path, resp.StatusCode, got, tt.status, tt.body)
-					}
-					if bytes.Contains(body, []byte(marker)) {
-						t.Errorf("GET %s leaked the secret", tt.path)
-					}
+					testsite.CheckAnswer(t, tt.path, resp, body, tt.status, tt.body, marker)
 				})
 			}
 		})

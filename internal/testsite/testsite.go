@@ -392,3 +392,20 @@ func Parts(t testing.TB, ctype string, body []byte) []Part {
 		parts = append(parts, Part{p.Header.Get("Content-Range"), p.Header.Get("Content-Type"), b})
 	}
 }
+
+// CheckAnswer checks the answer to GET target: its status, and its body, or
+// for a 301 its Location, when want is given; and that the body does not
+// hold secret, a marker in files outside the root.
+func CheckAnswer(t testing.TB, target string, resp *http.Response, body []byte, status int, want, secret string) {
+	t.Helper()
+	got := string(body)
+	if status == http.StatusMovedPermanently {
+		got = resp.Header.Get("Location")
+	}
+	if resp.StatusCode != status || (want != "" && got != want) {
+		t.Errorf("GET %s: %d %.40q, want %d %.40q", target, resp.StatusCode, got, status, want)
+	}
+	if bytes.Contains(body, []byte(secret)) {
+		t.Errorf("GET %s leaked the secret", target)
+	}
+}
