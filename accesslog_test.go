@@ -53,7 +53,7 @@ func TestAccessLog(t *testing.T) {
 	js := bytes.Repeat([]byte("console.log('hello');\n"), 200)
 	site := testsite.New(t).FileAt("big.bin", big, diffMtime).FileAt("app.js", js, diffMtime).
 		FileAt("s.txt", []byte("small"), diffMtime).FileAt("dir/index.html", []byte("i"), diffMtime)
-	var logBuf syncBuffer
+	var logBuf testsite.SyncBuffer
 	rs := newRecords()
 	h := newHandler(t, site.Root, jaws.Options{
 		AccessLog:  slog.New(slog.NewJSONHandler(&logBuf, nil)),

@@ -456,7 +456,7 @@ func TestErrorBodiesRevealNothing(t *testing.T) {
 	s.Symlink("loop", "loop")
 	s.FIFO("fifo")
 	s.Socket("sock")
-	var logbuf syncBuffer
+	var logbuf testsite.SyncBuffer
 	h := newHandler(t, root, jaws.Options{ErrorLog: log.New(&logbuf, "", 0)})
 	forbidden := []string{"open", "no such", "not a directory", "too many", "escape", "denied", "invalid argument",
 		"too long", "jaws", "root", "symlink", "fifo", "socket", "sock", filepath.Base(root), os.TempDir(), filepath.Dir(root)}
@@ -682,7 +682,7 @@ func TestPermissionDenied(t *testing.T) {
 func TestClosedHandler503(t *testing.T) {
 	t.Parallel()
 	site := newRFCSite(t)
-	var logbuf syncBuffer
+	var logbuf testsite.SyncBuffer
 	h, err := jaws.New(site.Root, jaws.Options{ErrorLog: log.New(&logbuf, "", 0)})
 	if err != nil {
 		t.Fatal(err)

@@ -205,7 +205,7 @@ func TestDigestSibling(t *testing.T) {
 			t.Parallel()
 			site := testsite.New(t).FileAt("v.mp4", data, diffMtime)
 			site.FileAt("v.mp4.sha256", []byte(c.sibling), diffMtime.Add(c.age))
-			var logs syncBuffer
+			var logs testsite.SyncBuffer
 			h := newHandler(t, site.Root, jaws.Options{ErrorLog: log.New(&logs, "", 0)})
 			s := testsite.Start(t, testsite.HTTP1, h)
 			wantTag, wantDigest := metaTag(t, site.Path("v.mp4")), ""

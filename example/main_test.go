@@ -34,6 +34,8 @@ import (
 
 	"github.com/jaws-go/jaws"
 	jawsmw "github.com/jaws-go/jaws/middleware"
+
+	"github.com/jaws-go/jaws/internal/testsite"
 )
 
 // running is one call of run in the background.
@@ -995,13 +997,12 @@ func TestRunLog(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "big.bin"), []byte(big), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var stderr bytes.Buffer
+	var stderr testsite.SyncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		err := run(ctx, []string{"-root", dir, "-addr", "127.0.0.1:0", "-log"}, pw, lockedWriter{&mu, &stderr})
+		err := run(ctx, []string{"-root", dir, "-addr", "127.0.0.1:0", "-log"}, pw, &stderr)
 		pw.Close()
 		done <- err
 	}()
@@ -1019,9 +1020,7 @@ func TestRunLog(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
 	logged := stderr.String()
-	mu.Unlock()
 	if !regexp.MustCompile(`msg=jaws method=GET path=/big.bin status=200 bytes=` + strconv.Itoa(len(big)) + ` duration=\S+ transfer=zerocopy`).MatchString(logged) {
 		t.Errorf("no access-log line for the zero-copy file:\n%s", logged)
 	}
@@ -1031,15 +1030,4 @@ func TestRunLog(t *testing.T) {
 	if strings.Count(logged, "big.bin") != 1 {
 		t.Errorf("big.bin logged %d times:\n%s", strings.Count(logged, "big.bin"), logged)
 	}
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

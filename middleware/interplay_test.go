@@ -17,7 +17,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -345,7 +344,7 @@ func TestFrontMiddleware(t *testing.T) {
 				r := chi.NewRouter()
 				r.Use(st.mw...)
 				r.Handle("/*", SPA(h, SPAOptions{})(nil))
-				var errlog syncBuffer
+				var errlog testsite.SyncBuffer
 				hs := httptest.NewUnstartedServer(r)
 				hs.Config.ErrorLog = log.New(&errlog, "", 0)
 				hs.Start()
@@ -368,23 +367,6 @@ func TestFrontMiddleware(t *testing.T) {
 
 func timeoutHandler(h http.Handler) http.Handler {
 	return http.TimeoutHandler(h, time.Minute, "timed out")
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestRecorder: the middleware as users' unit tests drive it, through an

@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -408,4 +409,23 @@ func CheckAnswer(t testing.TB, target string, resp *http.Response, body []byte, 
 	if bytes.Contains(body, []byte(secret)) {
 		t.Errorf("GET %s leaked the secret", target)
 	}
+}
+
+// SyncBuffer is a bytes.Buffer that the loggers of concurrent requests can
+// share.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *SyncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *SyncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
