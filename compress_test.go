@@ -914,7 +914,7 @@ func TestCompressionWaitsForSlot(t *testing.T) {
 // goes away.
 func TestHashNameSharesVariants(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := tempDir(t)
 	js := []byte(strings.Repeat("console.log('a fairly compressible line');\n", 200))
 	for name, data := range map[string][]byte{"app.js": js, "other.js": js, "other.js.br": encodeAs(brotliCoding, js, "")} {
 		must(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))

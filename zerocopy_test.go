@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -207,6 +208,7 @@ func TestZeroCopyOnlyWhereItApplies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewUnstartedServer(tt.handler)
+			srv.Config.ErrorLog = log.New(io.Discard, "", 0) // net/http's note on the outer Transfer-Encoding
 			srv.EnableHTTP2 = tt.h2
 			if tt.config != nil {
 				tt.config(srv.Config)
