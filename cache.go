@@ -28,6 +28,7 @@ type entry struct {
 	dirIndex   bool        // the request name is a directory and file is its index page
 	info       fs.FileInfo // the file's metadata when the entry was built
 	ver        version     // and the version it identifies
+	tree       *tree // the tree the file was found in (nil for an fs.FS)
 	checked    atomic.Int64
 	watched    atomic.Pointer[token] // file system events that confirm it, while they hold
 	etag       string
@@ -86,7 +87,11 @@ func newEntry(file string, dirIndex bool, f fs.File, info fs.FileInfo, maxBody i
 		e.etag = formatETag(sum[:])
 		e.ctype = contentType(file, e.body)
 	} else {
-		e.etag = metaETag(size, info.ModTime())
+		if !isZeroTime(info.ModTime()) {
+			// Without a modification time the size alone would name
+			// every version alike: no ETag, as http.FileServer sends none.
+			e.etag = metaETag(size, info.ModTime())
+		}
 		var head [sniffLen]byte
 		n, err := readHead(f, head[:])
 		if err != nil {
@@ -118,7 +123,9 @@ func (e *entry) setDigest(sum *[sha256.Size]byte) {
 
 // setHeaders precomputes the header values of a built entry.
 func (e *entry) setHeaders() {
-	e.hdrETag = []string{e.etag}
+	if e.etag != "" {
+		e.hdrETag = []string{e.etag}
+	}
 	e.hdrCtype = []string{e.ctype}
 	e.hdrLength = []string{strconv.FormatInt(e.size(), 10)}
 	if mod := e.info.ModTime(); !isZeroTime(mod) {
@@ -225,6 +232,11 @@ type cache struct {
 
 	closing sync.RWMutex // held for reading by put and sync, for writing by close
 	closed  bool
+
+	// Entries holding a shared descriptor, by key, offered to the cache
+	// and not yet let go: what sweep looks at.
+	openMu sync.Mutex
+	open   map[*entry]string
 }
 
 // metadataOnlyBytes bounds the cache when Options disable it: entries keep
@@ -234,7 +246,7 @@ const metadataOnlyBytes = 1 << 20
 
 func newCache(o Options) (*cache, error) {
 	c := &cache{maxBody: o.CacheMaxFileSize, revalidate: o.Revalidate, now: unixNano,
-		flights: make(map[string]*flight)}
+		flights: make(map[string]*flight), open: make(map[*entry]string)}
 	maxCost := o.CacheMaxBytes
 	if maxCost < 0 {
 		maxCost, c.maxBody = metadataOnlyBytes, -1
@@ -248,7 +260,7 @@ func newCache(o Options) (*cache, error) {
 		BufferItems:        64,
 		IgnoreInternalCost: true, // entryOverhead accounts for it
 		OnEvict:            func(*ristretto.Item[*entry]) { c.evictions.Add(1) },
-		OnExit:             releaseEntry, // evicted, rejected, replaced or deleted
+		OnExit:             c.release, // evicted, rejected, replaced or deleted
 	})
 	if err != nil {
 		return nil, err
@@ -335,23 +347,67 @@ func (c *cache) get(name string) *entry {
 func (c *cache) put(name string, e *entry) {
 	c.closing.RLock()
 	defer c.closing.RUnlock()
+	if e.sf != nil && !c.closed {
+		c.openMu.Lock()
+		c.open[e] = name
+		c.openMu.Unlock()
+	}
 	if c.closed || !c.rc.Set(name, e, e.cost(name)) {
-		releaseEntry(e) // dropped at once: ristretto will not call OnExit
+		c.release(e) // dropped at once: ristretto will not call OnExit
 	}
 }
 
-// releaseEntry gives up the cache's reference to e's shared descriptor.
-func releaseEntry(e *entry) {
-	if e != nil && e.sf != nil {
-		e.sf.release()
+// release gives up the cache's reference to e's shared descriptor, once
+// however often it is called: by ristretto when e leaves the cache, and by
+// sweep before that.
+func (c *cache) release(e *entry) {
+	if e == nil || e.sf == nil {
+		return
 	}
+	c.openMu.Lock()
+	delete(c.open, e)
+	c.openMu.Unlock()
+	e.sf.releaseCached()
+}
+
+// holdsOpen reports whether the cache holds shared descriptors.
+func (c *cache) holdsOpen() bool {
+	c.openMu.Lock()
+	defer c.openMu.Unlock()
+	return len(c.open) > 0
+}
+
+// sweep drops the entries holding a shared descriptor that gone says is of
+// a file no longer served, and lets go of their descriptors (closed once
+// the transfers reading them end), and reports whether descriptors remain.
+func (c *cache) sweep(gone func(*entry) bool) (again bool) {
+	c.openMu.Lock()
+	held := make(map[*entry]string, len(c.open))
+	for e, key := range c.open {
+		held[e] = key
+	}
+	c.openMu.Unlock()
+	for e, key := range held {
+		if !gone(e) {
+			continue
+		}
+		if c.get(key) == e {
+			c.drop(key)
+		}
+		c.release(e)
+	}
+	return c.holdsOpen()
 }
 
 // drop forgets name, so a changed file is never served stale. Dropping
 // before a new put also keeps ristretto from treating the new entry as an
 // update of the old, whose cost change it would apply without evicting.
 func (c *cache) drop(name string) {
-	c.rc.Del(name)
+	c.closing.RLock()
+	defer c.closing.RUnlock()
+	if !c.closed {
+		c.rc.Del(name)
+	}
 }
 
 // trusted reports whether e was confirmed against the disk recently enough
@@ -387,4 +443,11 @@ func (c *cache) close() {
 	defer c.closing.Unlock()
 	c.closed = true
 	c.rc.Close()
+	c.openMu.Lock()
+	open := c.open
+	c.open = map[*entry]string{}
+	c.openMu.Unlock()
+	for e := range open {
+		e.sf.releaseCached() // if ristretto had not yet let go of it
+	}
 }

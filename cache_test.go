@@ -105,12 +105,13 @@ func TestCacheFreshness(t *testing.T) {
 					}
 					// Only a body in memory may be trusted without a check
 					// (a file sent from disk is checked on the descriptor
-					// it is sent from); events are read drainEvery later.
-					wantStale := revalidate >= 0 && size.max == 0
+					// it is sent from), and only within Revalidate > 0:
+					// events see a change at once.
+					wantStale := revalidate > 0 && size.max == 0
 					if stale != wantStale {
 						t.Fatalf("after the change: %d %q (stale %v, want stale %v)", w.Code, w.Body, stale, wantStale)
 					}
-					clock.Add(int64(max(revalidate, drainEvery)) + 1)
+					clock.Add(int64(revalidate) + 1)
 					if w := get(h, "/f.txt"); w.Code == 200 && w.Body.String() == "old" {
 						t.Errorf("still stale after the interval")
 					}

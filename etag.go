@@ -102,7 +102,7 @@ func reprDigest(sum []byte) string {
 // file, as precompressed siblings are; stale reports one that is present
 // but older or malformed, which the caller logs.
 func digestSibling(src source, file string, info fs.FileInfo) (sum [sha256.Size]byte, ok, stale bool) {
-	f, sinfo, err := src.open(file + digestExt)
+	f, sinfo, _, err := src.open(file + digestExt)
 	if err != nil {
 		return sum, false, false
 	}

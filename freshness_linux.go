@@ -2,6 +2,10 @@ package jaws
 
 import (
 	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -27,7 +31,12 @@ func versionOf(info fs.FileInfo) version {
 		int64(st.Mtim.Sec), int64(st.Mtim.Nsec), int64(st.Ctim.Sec), int64(st.Ctim.Nsec)}
 }
 
-// statDir is the root directory opened a second time, so a cache hit can be
+func versionOfStat(st *unix.Stat_t) version {
+	return version{uint64(st.Dev), uint64(st.Ino), int64(st.Size),
+		int64(st.Mtim.Sec), int64(st.Mtim.Nsec), int64(st.Ctim.Sec), int64(st.Ctim.Nsec)}
+}
+
+// statDir is a tree's directory opened a second time, so a cache hit can be
 // confirmed with one fstatat and no allocation; os.Root.Stat opens every
 // directory on the way and builds a FileInfo.
 //
@@ -36,14 +45,6 @@ func versionOf(info fs.FileInfo) version {
 // through os.Root, so it can confirm that file or send the request to the
 // slow path, never reach another one.
 type statDir struct{ fd int }
-
-func openStatDir(path string) statDir {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return statDir{fd: -1}
-	}
-	return statDir{fd: fd}
-}
 
 func (d statDir) close() {
 	if d.fd >= 0 {
@@ -61,6 +62,68 @@ func (d statDir) unchanged(name string, v version) (same, handled bool) {
 	if err := unix.Fstatat(d.fd, name, &st, 0); err != nil {
 		return false, true
 	}
-	return v == version{uint64(st.Dev), uint64(st.Ino), int64(st.Size),
-		int64(st.Mtim.Sec), int64(st.Mtim.Nsec), int64(st.Ctim.Sec), int64(st.Ctim.Nsec)}, true
+	return v == versionOfStat(&st), true
 }
+
+// dirID is the identity of the directory a root path names.
+type dirID struct{ dev, ino uint64 }
+
+func (a dirID) same(b dirID) bool { return a == b }
+
+// statDirID returns the identity of the directory path names now.
+func statDirID(path string) (dirID, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return dirID{}, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return dirID{}, syscall.ENOTDIR
+	}
+	return dirID{uint64(st.Dev), uint64(st.Ino)}, nil
+}
+
+// openTreeDir opens the directory path names, once: its descriptor for
+// fstatat, its identity, an os.Root and its real path all belong to that one
+// directory, even when the path is swapped to another meanwhile, because
+// the os.Root is opened through /proc/self/fd.
+func openTreeDir(path string) (sd statDir, id dirID, root *os.Root, real string, err error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return statDir{-1}, id, nil, "", &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return statDir{-1}, id, nil, "", &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	id = dirID{uint64(st.Dev), uint64(st.Ino)}
+	proc := procFD(fd)
+	if link, err := os.Readlink(proc); err == nil && strings.HasPrefix(link, "/") {
+		if root, err = os.OpenRoot(proc); err == nil {
+			return statDir{fd}, id, root, link, nil
+		}
+	}
+	// No /proc: open by path, and refuse a path swapped in between.
+	if root, err = os.OpenRoot(path); err != nil {
+		unix.Close(fd)
+		return statDir{-1}, id, nil, "", err
+	}
+	if info, err := root.Stat("."); err != nil || !sameDirInfo(info, id) {
+		root.Close()
+		unix.Close(fd)
+		return statDir{-1}, id, nil, "", &fs.PathError{Op: "open", Path: path, Err: errChanged}
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		real, _ = filepath.EvalSymlinks(abs)
+	}
+	return statDir{fd}, id, root, real, nil
+}
+
+func sameDirInfo(info fs.FileInfo, id dirID) bool {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	return ok && uint64(st.Dev) == id.dev && uint64(st.Ino) == id.ino
+}
+
+// procFD is the name under which the kernel resolves descriptor fd to the
+// very file it is, whatever its path is now.
+func procFD(fd int) string { return "/proc/self/fd/" + strconv.Itoa(fd) }

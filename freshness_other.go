@@ -2,7 +2,11 @@
 
 package jaws
 
-import "io/fs"
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+)
 
 // version identifies one version of a file where only portable metadata is
 // at hand; entry.matches adds os.SameFile for the file's identity.
@@ -17,8 +21,45 @@ func versionOf(info fs.FileInfo) version {
 // statDir: outside Linux a hit is confirmed with os.Root.Stat.
 type statDir struct{}
 
-func openStatDir(string) statDir { return statDir{} }
-
 func (statDir) close() {}
 
 func (statDir) unchanged(string, version) (same, handled bool) { return false, false }
+
+// dirID is the identity of the directory a root path names, as os.SameFile
+// tells it.
+type dirID struct{ info fs.FileInfo }
+
+func (a dirID) same(b dirID) bool {
+	return a.info != nil && b.info != nil && os.SameFile(a.info, b.info)
+}
+
+// statDirID returns the identity of the directory path names now.
+func statDirID(path string) (dirID, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return dirID{}, err
+	}
+	if !info.IsDir() {
+		return dirID{}, &fs.PathError{Op: "stat", Path: path, Err: errNotRegular}
+	}
+	return dirID{info}, nil
+}
+
+// openTreeDir opens the directory path names, refusing a path swapped to
+// another directory while it was opened.
+func openTreeDir(path string) (sd statDir, id dirID, root *os.Root, real string, err error) {
+	if id, err = statDirID(path); err != nil {
+		return sd, id, nil, "", err
+	}
+	if root, err = os.OpenRoot(path); err != nil {
+		return sd, id, nil, "", err
+	}
+	if now, err := statDirID(path); err != nil || !now.same(id) {
+		root.Close()
+		return sd, id, nil, "", &fs.PathError{Op: "open", Path: path, Err: errChanged}
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		real, _ = filepath.EvalSymlinks(abs)
+	}
+	return sd, id, root, real, nil
+}

@@ -1,7 +1,9 @@
 package jaws
 
 import (
+	"bytes"
 	"embed"
+	"io"
 	"io/fs"
 	"reflect"
 	"unsafe"
@@ -30,7 +32,7 @@ func newFSSource(fsys fs.FS) *fsSource {
 	return s
 }
 
-func (s *fsSource) open(name string) (fs.File, fs.FileInfo, error) {
+func (s *fsSource) open(name string) (fs.File, fs.FileInfo, *tree, error) {
 	if testHookOpen != nil {
 		testHookOpen(name)
 	}
@@ -40,26 +42,63 @@ func (s *fsSource) open(name string) (fs.File, fs.FileInfo, error) {
 		// would still block; writers of the tree are trusted.)
 		info, err := fs.Stat(s.fsys, name)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if !servable(info) {
-			return nil, nil, errNotRegular
+			return nil, nil, nil, errNotRegular
 		}
 	}
 	f, err := s.fsys.Open(name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return statServable(f)
+	f, info, err := statServable(f)
+	return f, info, nil, err
 }
 
 func (s *fsSource) stat(name string) (fs.FileInfo, error) { return fs.Stat(s.fsys, name) }
 
-func (s *fsSource) unchanged(string, version) (same, handled bool) { return false, false }
+// fresh confirms e by a stat. A file with no modification time (fstest.MapFS,
+// some archives and overlays) can change without its size changing, so one
+// held in memory is compared byte for byte with the file; a larger one has
+// no ETag (see newEntry) and its bytes are read anew by every GET.
+func (s *fsSource) fresh(e *entry, now int64) bool {
+	if testHookConfirmStat != nil {
+		testHookConfirmStat(e.file)
+	}
+	info, err := fs.Stat(s.fsys, e.file)
+	if err != nil || !e.matches(info) {
+		return false
+	}
+	if isZeroTime(info.ModTime()) && e.body != nil {
+		return s.sameBytes(e)
+	}
+	return true
+}
+
+// sameBytes reports whether e's file still holds e's body, reading at most
+// one byte more than that.
+func (s *fsSource) sameBytes(e *entry) bool {
+	f, err := s.fsys.Open(e.file)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, len(e.body)+1)
+	n, err := io.ReadFull(f, b)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return false
+	}
+	return bytes.Equal(b[:n], e.body)
+}
+
+func (s *fsSource) arm(*entry, int64) {}
+
+func (s *fsSource) gone(*entry) bool { return false }
+
+func (s *fsSource) sweep(int64) bool { return false }
 
 func (s *fsSource) immutable() bool { return s.fixed }
-
-func (s *fsSource) snapshot(string, int64) *token { return nil }
 
 func (s *fsSource) close() error { return nil }
 

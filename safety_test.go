@@ -587,9 +587,8 @@ func TestFreshness(t *testing.T) {
 		}},
 	}
 	// Two ways of confirming a cached file: a stat on every hit
-	// (Revalidate < 0), which sees a change by the very next request, and
-	// the default, file system events where the platform has them, which
-	// see it once read (SettleEvents, as the first hit 1 ms later does).
+	// (Revalidate < 0) and the default, file system events where the
+	// platform has them: both see a change by the very next request.
 	for _, mode := range []struct {
 		name       string
 		revalidate time.Duration
@@ -624,9 +623,6 @@ func freshnessCase(t *testing.T, name string, before []byte, change func(s *test
 				old = resp.Header.Get("Etag")
 			}
 			now := change(s, target)
-			if revalidate == 0 {
-				h.SettleEvents()
-			}
 			resp, body := srv.Get(t, url)
 			if now == nil {
 				if resp.StatusCode != 404 {

@@ -3,6 +3,7 @@ package jaws
 import (
 	"os"
 	"sync"
+	"sync/atomic"
 )
 
 // sharedFile is one read-only descriptor of a file, shared by every
@@ -11,13 +12,29 @@ import (
 // each transfer one more; the last release closes it, so eviction or a
 // change never closes a descriptor a transfer is still reading.
 type sharedFile struct {
-	f    *os.File
-	mu   sync.Mutex
-	refs int
+	f      *os.File
+	mu     sync.Mutex
+	refs   int
+	cached atomic.Bool // the cache's reference is not released yet
 }
 
+// newSharedFile returns f with two references: the cache's, released by
+// releaseCached, and that of the request that opened f, which it releases
+// when done. The request's is taken here, not once the entry is offered to
+// the cache: the cache may turn the entry away, and release its own, at
+// any time after the offer.
 func newSharedFile(f *os.File) *sharedFile {
-	return &sharedFile{f: f, refs: 1}
+	s := &sharedFile{f: f, refs: 2}
+	s.cached.Store(true)
+	return s
+}
+
+// releaseCached releases the cache's reference, once however often it is
+// called.
+func (s *sharedFile) releaseCached() {
+	if s.cached.CompareAndSwap(true, false) {
+		s.release()
+	}
 }
 
 // acquire takes a reference, unless the descriptor is already closed.

@@ -3,6 +3,10 @@ package jaws
 import (
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
 )
 
 // source is where a store's files come from: a directory opened with
@@ -10,78 +14,232 @@ import (
 // cleaned by the Handler.
 type source interface {
 	// open opens name if it is a regular file or a directory, and never
-	// blocks on a special file.
-	open(name string) (fs.File, fs.FileInfo, error)
+	// blocks on a special file; at is the tree it was found in (nil for
+	// an fs.FS), which an entry keeps.
+	open(name string) (f fs.File, info fs.FileInfo, at *tree, err error)
 	// stat returns the metadata of name, a file open would open.
 	stat(name string) (fs.FileInfo, error)
-	// unchanged reports whether name still is version v, more cheaply than
-	// stat; handled is false when it cannot tell.
-	unchanged(name string, v version) (same, handled bool)
+	// fresh reports whether e still is what its file holds now, for a
+	// request that starts now.
+	fresh(e *entry, now int64) bool
+	// arm readies a new entry for fresh: with file system events, the
+	// token that confirms it while they say nothing changed.
+	arm(e *entry, now int64)
+	// gone reports whether e's shared descriptor is of a file no longer
+	// served: deleted, renamed over, or of a tree the root no longer is.
+	gone(e *entry) bool
+	// sweep closes what the source no longer needs (trees retired), and
+	// reports whether it has more to close.
+	sweep(now int64) (again bool)
 	// immutable reports that no file of the source ever changes, so an
 	// entry, once built, is never checked again (an embed.FS).
 	immutable() bool
-	// snapshot returns a token that stays valid while no event touches
-	// file's directories (see watch.go), to be taken before file is opened
-	// or stat-ed; nil when the source has no events.
-	snapshot(file string, now int64) *token
 	close() error
 }
 
 // dirSource is a directory: names resolve through os.Root, so nothing
-// outside it is ever opened, and hits are confirmed by statDir.
+// outside it is ever opened. The directory is the one the root path names
+// now (see tree): the source follows the path as http.Dir does.
 type dirSource struct {
-	root    *linkRoot
-	statDir statDir
-	watch   *watcher // nil: every hit is confirmed by stat
+	path   string               // the root, absolute
+	cur    atomic.Pointer[tree] // nil while the path names no directory
+	watch  *watcher             // nil: every hit is confirmed by stat
+	byStat atomic.Bool          // the path is checked by a stat per request: no events for its way
+	kick   func()               // schedules a sweep, for the trees retired
+	closed atomic.Bool
+
+	mu      sync.Mutex // serialises taking a new tree; guards retired
+	retired []*tree
 }
 
 // openDirSource opens dir; with events, hits are confirmed by file system
-// events where they can be (see watch.go).
-func openDirSource(dir string, events bool) (*dirSource, error) {
-	r, err := openLinkRoot(dir)
+// events where they can be (see watch.go), else by stat. kick schedules a
+// sweep (see sweep).
+func openDirSource(dir string, events bool, kick func()) (*dirSource, error) {
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	d := &dirSource{root: r, statDir: openStatDir(dir)}
-	if events && r.real != "" {
-		d.watch = newWatcher(r.real, r.Root)
+	t, err := openTree(abs)
+	if err != nil {
+		return nil, err
+	}
+	d := &dirSource{path: abs, kick: kick}
+	d.cur.Store(t)
+	if events {
+		d.watch = newWatcher(t)
+	}
+	if d.watch == nil || !d.watch.watchPath(abs) {
+		d.byStat.Store(true)
 	}
 	return d, nil
 }
 
-func (d *dirSource) open(name string) (fs.File, fs.FileInfo, error) {
+// current returns the tree the root path names as of now, taking a new one
+// when the path was swapped to another directory. With events it costs one
+// non-blocking epoll_wait, else one stat of the path.
+func (d *dirSource) current() *tree {
+	if d.closed.Load() {
+		return nil
+	}
+	if d.watch != nil && d.watch.sync() {
+		if d.watch.moved.Load() {
+			d.reroot()
+		}
+		if !d.byStat.Load() {
+			return d.cur.Load()
+		}
+	}
+	cur := d.cur.Load()
+	id, err := statDirID(d.path)
+	if (err == nil) != (cur != nil) || err == nil && !id.same(cur.id) {
+		d.reroot()
+	}
+	return d.cur.Load()
+}
+
+// reroot looks at what the root path names, and takes a new tree if it is
+// another directory than the current one (or none).
+func (d *dirSource) reroot() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed.Load() {
+		return
+	}
+	if d.watch != nil && d.watch.moved.Swap(false) {
+		// Before looking, so that a change after the look is an event.
+		d.byStat.Store(!d.watch.watchPath(d.path))
+	}
+	cur := d.cur.Load()
+	id, err := statDirID(d.path)
+	if err == nil && cur != nil && id.same(cur.id) || err != nil && cur == nil {
+		return
+	}
+	var next *tree
+	if err == nil {
+		next, _ = openTree(d.path) // nil if it went away meanwhile: looked at again next time
+	}
+	d.cur.Store(next)
+	if cur != nil {
+		cur.retired.Store(unixNano())
+		d.retired = append(d.retired, cur)
+		if d.watch != nil {
+			d.watch.resetTree()
+		}
+		d.kick()
+	}
+}
+
+// sweep closes the trees retired at least a sweep ago, when no request
+// can still be opening a file in them (a request takes its tree just
+// before it opens), and reports whether some remain to close.
+func (d *dirSource) sweep(now int64) (again bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	keep := d.retired[:0]
+	for _, t := range d.retired {
+		if now-t.retired.Load() >= int64(sweepEvery) {
+			t.close()
+		} else {
+			keep = append(keep, t)
+		}
+	}
+	clear(d.retired[len(keep):])
+	d.retired = keep
+	return len(keep) > 0
+}
+
+func (d *dirSource) open(name string) (fs.File, fs.FileInfo, *tree, error) {
 	if testHookOpen != nil {
 		testHookOpen(name)
 	}
-	f, err := d.root.OpenFile(name, openFlags, 0)
-	if err != nil && d.root.escaped(err) {
-		f, err = d.root.openLinked(name, openFlags) // absolute links inside the root (symlink.go)
+	for {
+		t := d.current()
+		if t == nil {
+			err := fs.ErrNotExist
+			if d.closed.Load() {
+				err = os.ErrClosed
+			}
+			return nil, nil, nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+		f, err := t.OpenFile(name, openFlags, 0)
+		if err != nil && t.escaped(err) {
+			f, err = t.openLinked(name, openFlags) // absolute links inside the root (symlink.go)
+		}
+		if err != nil && errors.Is(err, os.ErrClosed) && t != d.cur.Load() {
+			continue // retired and closed in between: the root is another tree now
+		}
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		f2, info, err := statServable(f)
+		return f2, info, t, err
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return statServable(f)
 }
 
-func (d *dirSource) stat(name string) (fs.FileInfo, error) { return d.root.stat(name) }
+func (d *dirSource) stat(name string) (fs.FileInfo, error) {
+	t := d.cur.Load()
+	if t == nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	}
+	return t.linkRoot.stat(name)
+}
 
-func (d *dirSource) unchanged(name string, v version) (same, handled bool) {
-	return d.statDir.unchanged(name, v)
+func (d *dirSource) fresh(e *entry, now int64) bool {
+	t := d.current()
+	if t == nil || e.tree != t {
+		return false
+	}
+	old := e.watched.Load()
+	if old.still() {
+		return true
+	}
+	if testHookConfirmStat != nil {
+		testHookConfirmStat(e.file)
+	}
+	same, handled := t.sd.unchanged(e.file, e.ver)
+	if !handled {
+		info, err := t.linkRoot.stat(e.file)
+		same = err == nil && e.matches(info)
+	}
+	// A new token at most every rearmEvery: taking one costs system
+	// calls of its own.
+	if same && d.watch != nil && (old == nil || now-old.taken >= int64(rearmEvery)) {
+		e.watched.Store(d.watch.cover(t, e.file, e.ver, now))
+	}
+	return same
+}
+
+func (d *dirSource) arm(e *entry, now int64) {
+	if d.watch != nil && e.tree != nil {
+		e.watched.Store(d.watch.cover(e.tree, e.file, e.ver, now))
+	}
+}
+
+func (d *dirSource) gone(e *entry) bool {
+	if e.tree != nil && e.tree.retired.Load() != 0 {
+		return true
+	}
+	gone, _ := unlinked(e.sf.f)
+	return gone
 }
 
 func (d *dirSource) immutable() bool { return false }
 
-func (d *dirSource) snapshot(file string, now int64) *token {
-	if d.watch == nil {
-		return nil
-	}
-	return d.watch.snapshot(file, now)
-}
-
 func (d *dirSource) close() error {
+	d.closed.Store(true)
 	d.watch.close()
-	d.statDir.close()
-	return d.root.Close()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var err error
+	if t := d.cur.Swap(nil); t != nil {
+		err = t.close()
+	}
+	for _, t := range d.retired {
+		t.close()
+	}
+	d.retired = nil
+	return err
 }
 
 // statServable returns f with its metadata if it is a file jaws serves or a

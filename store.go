@@ -27,13 +27,20 @@ type store struct {
 	// fixed (name -> *entry) and the cache is not asked.
 	immutable bool
 	fixed     sync.Map
+	sweeper   *sweeper // lets go of descriptors of files no longer served
 }
 
-func newStore(src source, c *cache, logger *log.Logger) *store {
-	return &store{src: src, cache: c, describe: func(*entry, string) {}, log: logger, immutable: src.immutable()}
+// newStore makes the store of src; sw is the sweeper src was given, which
+// the store runs.
+func newStore(src source, c *cache, logger *log.Logger, sw *sweeper) *store {
+	s := &store{src: src, cache: c, describe: func(*entry, string) {}, log: logger,
+		immutable: src.immutable(), sweeper: sw}
+	sw.jobs = append(sw.jobs, func(int64) bool { return c.sweep(src.gone) }, src.sweep)
+	return s
 }
 
 func (s *store) close() error {
+	s.sweeper.stop()
 	s.cache.close() // first: no request finds an entry to confirm any more
 	return s.src.close()
 }
@@ -78,18 +85,15 @@ func (s *store) resolve(name string, need fdNeed) (target, error) {
 	if t, ok := s.cached(name, "", need); ok {
 		return t, nil
 	}
-	now := s.cache.now()
-	tok := s.src.snapshot(name, now)
-	f, info, err := s.src.open(name)
+	f, info, at, err := s.src.open(name)
 	if err != nil {
 		return target{}, err
 	}
 	file, dirIndex := name, false
 	if info.IsDir() {
 		index := path.Join(name, indexPage)
-		tok = s.src.snapshot(index, now)
-		fi, iinfo, err := s.src.open(index)
-		if err != nil || iinfo.IsDir() {
+		fi, iinfo, iat, err := s.src.open(index)
+		if err != nil || iinfo.IsDir() || iat != at {
 			if err == nil {
 				fi.Close()
 			}
@@ -98,7 +102,7 @@ func (s *store) resolve(name string, need fdNeed) (target, error) {
 		f.Close()
 		f, info, file, dirIndex = fi, iinfo, index, true
 	}
-	return s.build(name, file, dirIndex, f, info, tok, func(e *entry) { s.describe(e, name) })
+	return s.build(name, file, dirIndex, f, info, at, func(e *entry) { s.describe(e, name) })
 }
 
 // sibling resolves the file next to orig that holds it in coding c, cached
@@ -109,16 +113,15 @@ func (s *store) sibling(key string, orig *entry, c coding, need fdNeed) (target,
 	if t, ok := s.cached(key, file, need); ok {
 		return t, nil
 	}
-	tok := s.src.snapshot(file, s.cache.now())
-	f, info, err := s.src.open(file)
+	f, info, at, err := s.src.open(file)
 	if err != nil {
 		return target{}, err
 	}
-	if info.IsDir() || info.ModTime().Before(orig.info.ModTime()) {
+	if info.IsDir() || info.ModTime().Before(orig.info.ModTime()) || at != orig.tree {
 		f.Close()
 		return target{}, errNotRegular
 	}
-	return s.build(key, file, false, f, info, tok, func(v *entry) { v.setCoding(c, orig) })
+	return s.build(key, file, false, f, info, at, func(v *entry) { v.setCoding(c, orig) })
 }
 
 // cached returns the entry cached under key as a target, once confirmed
@@ -158,7 +161,7 @@ func (s *store) confirmFor(e *entry, need fdNeed) (target, bool) {
 			return target{}, false
 		}
 		t.f = f
-		return t, true
+		return t, true // as fresh as the descriptor it will read
 	}
 	if !s.confirm(e) {
 		return target{}, false
@@ -169,52 +172,30 @@ func (s *store) confirmFor(e *entry, need fdNeed) (target, bool) {
 	return t, true
 }
 
-// confirm checks a cached entry against the file it describes: by file
-// system events, with no system call, while they say nothing changed
-// (watch.go); else by one stat (fstatat through a directory descriptor,
-// for a directory), skipped within Options.Revalidate.
+// confirm checks a cached entry against the file it describes, as the
+// source does (by file system events with no system call while they say
+// nothing changed, else by one stat; see dirSource.fresh), unless
+// Options.Revalidate lets it be trusted without a look.
 func (s *store) confirm(e *entry) bool {
 	now := s.cache.now()
-	old := e.watched.Load()
-	if old.still(now) {
-		return true
-	}
 	if s.cache.trusted(e, now) {
 		return true
 	}
-	// A new token, taken before the stat that confirms the entry, at most
-	// every rearmEvery: taking one costs system calls of its own.
-	var tok *token
-	if old == nil || now-old.taken >= int64(rearmEvery) {
-		tok = s.src.snapshot(e.file, now)
+	if !s.src.fresh(e, now) {
+		return false
 	}
-	if testHookConfirmStat != nil {
-		testHookConfirmStat(e.file)
-	}
-	same, handled := s.src.unchanged(e.file, e.ver)
-	if !handled {
-		info, err := s.src.stat(e.file)
-		same = err == nil && e.matches(info)
-	}
-	if same {
-		e.checked.Store(now)
-		if tok != nil {
-			tok.cover()
-			e.watched.Store(tok)
-		}
-	}
-	return same
+	e.checked.Store(now)
+	return true
 }
 
 // testHookConfirmStat, when set by a test, sees every hit confirmed by a
 // system call rather than by events or Options.Revalidate.
 var testHookConfirmStat func(file string)
 
-// build makes the entry for the open file f, caches it under key and
-// returns it as the request's target; finish completes a new entry before
-// it is cached, and tok, taken before f was opened, confirms it while file
-// system events say nothing changed. f is the target's or closed.
-func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileInfo, tok *token, finish func(*entry)) (target, error) {
+// build makes the entry for the open file f, found in tree at, caches it
+// under key and returns it as the request's target; finish completes a new
+// entry before it is cached. f is the target's or closed.
+func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileInfo, at *tree, finish func(*entry)) (target, error) {
 	put := putAsync
 	if s.immutable {
 		put = putNone // kept in s.fixed instead
@@ -227,10 +208,10 @@ func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileIn
 		if e.body == nil {
 			s.findDigest(e)
 		}
+		e.tree = at
 		finish(e)
 		e.setHeaders()
-		tok.cover()
-		e.watched.Store(tok)
+		s.src.arm(e, s.cache.now())
 		return e, nil
 	})
 	if err != nil {
@@ -243,9 +224,9 @@ func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileIn
 		}
 	}
 	if e.sf != nil && e.sf.f == f {
-		// This request built the entry, which now owns f. The cache's
-		// reference is not released yet, so acquire cannot fail.
-		e.sf.acquire()
+		// This request built the entry, which now owns f, and holds the
+		// reference newSharedFile gave it.
+		s.sweeper.kick() // for when the file is deleted
 		return target{e: e, sf: e.sf}, nil
 	}
 	f.Close()
@@ -281,11 +262,11 @@ func (s *store) acquire(t *target, shared bool) error {
 
 // openVersion opens the entry's file, checking it is the entry's version.
 func (s *store) openVersion(e *entry) (fs.File, error) {
-	f, info, err := s.src.open(e.file)
+	f, info, at, err := s.src.open(e.file)
 	if err != nil {
 		return nil, err
 	}
-	if !e.matches(info) {
+	if !e.matches(info) || at != e.tree {
 		f.Close()
 		return nil, errChanged
 	}

@@ -34,17 +34,23 @@ func openLinkRoot(dir string) (*linkRoot, error) {
 	if err != nil {
 		return nil, err
 	}
-	lr := &linkRoot{Root: r}
+	real := ""
 	if abs, err := filepath.Abs(dir); err == nil {
-		lr.real, _ = filepath.EvalSymlinks(abs)
+		real, _ = filepath.EvalSymlinks(abs)
 	}
+	return newLinkRoot(r, real), nil
+}
+
+// newLinkRoot is r, whose real path is real ("" turns absolute links off).
+func newLinkRoot(r *os.Root, real string) *linkRoot {
+	lr := &linkRoot{Root: r, real: real}
 	// os does not export the error, so learn it: a name that starts with a
 	// slash is refused before any system call.
 	var pe *fs.PathError
 	if _, err := r.Lstat("/"); errors.As(err, &pe) {
 		lr.escapes = pe.Err
 	}
-	return lr, nil
+	return lr
 }
 
 // escaped reports whether err is os.Root refusing a name as leaving the

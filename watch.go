@@ -5,26 +5,32 @@ import (
 	"time"
 )
 
-// Freshness without a system call per hit. Where the kernel reports changes
-// to the directories on a file's path (inotify on Linux, on file systems
-// where every change goes through this kernel), a cached entry carries a
-// token: the generation of each of those directories when it was last
-// confirmed. Every event in a directory bumps its generation; a hit whose
-// token still matches is served with no stat at all, and one whose token
-// is stale is confirmed with a stat as before. Lost events (a queue
-// overflow) and a watcher that stopped make every token stale.
+// Freshness without a stat per hit. Where the kernel reports changes to the
+// directories on a file's path (inotify on Linux, on file systems where
+// every change goes through this kernel), a cached entry carries a token:
+// the generation of each of those directories when it was confirmed. Every
+// event in a directory bumps its generation; a hit whose token still holds
+// is served with no stat, and one whose token is stale is confirmed by a
+// stat as when there are no events.
 //
-// Nothing runs in the background: a hit reads the pending events itself
-// when the last read is drainEvery old, one cheap read that usually finds
-// none, at most a thousand times a second whatever the load. What this
-// gives up against a stat per hit: a change is seen by every request that
-// starts drainEvery (1 ms) after the writer's system call returned, not by
-// one that starts in between. Changes no directory event reports are not seen
-// until something else is: a file with hard links rewritten in place
-// through a link elsewhere, and bytes written through a shared mmap. Files
-// reached through a symbolic link, and directories on file systems whose
-// changes may come from elsewhere (NFS, SMB, FUSE), are confirmed by stat
-// on every hit. Any Options.Revalidate but 0 turns events off.
+// Read your writes: the kernel queues an event before the writer's system
+// call returns, so every hit first asks, with one non-blocking epoll_wait,
+// whether events are pending, and reads them if so (watcher.sync). A
+// request that starts after a change completed therefore sees it: there is
+// no window. The same epoll_wait reports a change of the mount table
+// (/proc/self/mountinfo), since a mount over a watched directory raises no
+// inotify event; then, as after lost events (a queue overflow), every token
+// is stale until taken anew.
+//
+// Tokens are taken only for files that were found, through directories
+// opened one by one from the tree's own descriptor without following a
+// link (watcher.cover), so a 404 watches nothing and no watch lies outside
+// the root. Files reached through a symbolic link, hard-linked files (a
+// write through another link is reported in that link's directory), mount
+// points (a bind-mounted file: its writes are reported where its source
+// is) and directories on file systems whose changes may come from
+// elsewhere (NFS, SMB, FUSE) are confirmed by stat on every hit. What no
+// event reports at all: bytes written through a shared mmap.
 
 // watchedDir is one directory the kernel reports changes in.
 type watchedDir struct {
@@ -33,32 +39,19 @@ type watchedDir struct {
 
 // token is what an entry knows of the directories on its file's path.
 type token struct {
-	w         *watcher
-	file      string
-	dirsTaken bool // the generations of every directory on file's path
-	covered   bool // events cover the file (cover); else the token never holds
-	epoch     uint64
-	dirs      []*watchedDir
-	gens      []uint64
-	taken     int64 // unix nanoseconds
-}
-
-// cover completes a token taken before its file was found (see
-// watcher.cover); nil and incomplete tokens stay as they are.
-func (t *token) cover() {
-	if t != nil && t.dirsTaken {
-		t.w.cover(t)
-	}
+	w       *watcher
+	covered bool // events cover the file; else the token never holds
+	epoch   uint64
+	dirs    []*watchedDir
+	gens    []uint64
+	taken   int64 // unix nanoseconds
 }
 
 // still reports whether nothing happened to t's directories since it was
-// taken, as of now. A nil or uncovered token never holds.
-func (t *token) still(now int64) bool {
-	if t == nil || !t.covered {
-		return false
-	}
-	t.w.catchUp(now)
-	if t.w.broken.Load() || t.w.epoch.Load() != t.epoch {
+// taken, as of the watcher's last sync. A nil or uncovered token never
+// holds.
+func (t *token) still() bool {
+	if t == nil || !t.covered || t.w.epoch.Load() != t.epoch {
 		return false
 	}
 	for i, d := range t.dirs {
@@ -68,10 +61,6 @@ func (t *token) still(now int64) bool {
 	}
 	return true
 }
-
-// drainEvery bounds how long a change can go unseen, and how often hits
-// read pending events.
-const drainEvery = time.Millisecond
 
 // rearmEvery is how often an entry whose token went stale (a busy
 // directory: a log file next to the static ones) takes a new token, which

@@ -1,9 +1,11 @@
 package jaws
 
 import (
-	"io/fs"
+	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,21 +14,35 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// watcher reads inotify events for the directories of one root. It has no
-// goroutine of its own: hits read the pending events themselves, at most
-// every drainEvery (see catchUp).
+// watcher reads the inotify events of one dirSource: for the directories
+// of its current tree that hold cached files, and for the directories on
+// the way to the root path, whose changes may make the path name another
+// directory. It has no goroutine: every hit calls sync.
 type watcher struct {
-	root    *os.Root // for the symbolic-link check
-	dir     string   // the root's real path, as watches are added by path
-	epoch   atomic.Uint64
-	broken  atomic.Bool
-	drained atomic.Int64 // unix nanoseconds of the last read of pending events
+	fd       int // the inotify descriptor, non-blocking; -1 once closed
+	epoch    atomic.Uint64
+	broken   atomic.Bool
+	draining atomic.Bool // a sync is reading events it took off the queue
+	moved    atomic.Bool // an event on the root path's way: it may name another directory now
+	shards   []watchShard
 
-	mu     sync.Mutex // guards what follows, and the descriptor's reads
-	fd     int        // the inotify descriptor, non-blocking; -1 once closed
-	buf    []byte
-	byPath map[string]*watchedDir // "" is the root
-	byWd   map[int32]*watchedDir
+	mu   sync.Mutex // guards what follows, and the reads of fd
+	buf  []byte
+	byWd map[int32]*watchedDir // the current tree's directories
+	path map[int32][]string    // directories on the way to the root, and their names on that way
+}
+
+// watchShard is one epoll set holding the inotify descriptor and an opening
+// of /proc/self/mountinfo of its own. A change of the mount table is
+// reported once per opening, to the first epoll_wait that asks, so each
+// shard's mutex keeps two hits from taking the report from each other, and
+// hits spread over shards so that they seldom wait for one.
+type watchShard struct {
+	mu    sync.Mutex
+	ep    int // -1 once closed
+	mount int
+	evs   [2]unix.EpollEvent
+	_     [64]byte // a cache line of its own
 }
 
 // watchMask is every change that can alter what a name in a directory
@@ -34,6 +50,12 @@ type watcher struct {
 const watchMask = unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_CREATE | unix.IN_DELETE |
 	unix.IN_DELETE_SELF | unix.IN_MODIFY | unix.IN_MOVE_SELF | unix.IN_MOVED_FROM | unix.IN_MOVED_TO |
 	unix.IN_ONLYDIR
+
+// pathMask is every change that can alter what a name in a directory on
+// the root's way resolves to. It is added to a watch's mask (IN_MASK_ADD),
+// so it never narrows a tree directory's.
+const pathMask = unix.IN_ATTRIB | unix.IN_CREATE | unix.IN_DELETE | unix.IN_DELETE_SELF |
+	unix.IN_MOVE_SELF | unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_ONLYDIR | unix.IN_MASK_ADD
 
 // testHookTrustFS, when set by a test, decides which file systems'
 // events are trusted.
@@ -54,19 +76,68 @@ func trustedFS(fsType int64) bool {
 	return false
 }
 
-// newWatcher watches the directories under dir, root's real path, as files
-// under them are cached; nil when events cannot be had or trusted there.
-func newWatcher(dir string, root *os.Root) *watcher {
+// trustedDir reports whether the directory open as fd is on a trusted file
+// system.
+func trustedDir(fd int) bool {
 	var st unix.Statfs_t
-	if unix.Statfs(dir, &st) != nil || !trustedFS(int64(st.Type)) {
+	return unix.Fstatfs(fd, &st) == nil && trustedFS(int64(st.Type))
+}
+
+// newWatcher returns a watcher for a source whose first tree is t, or nil
+// when events cannot be had or trusted there: another kind of file system,
+// no inotify, no /proc to watch through.
+func newWatcher(t *tree) *watcher {
+	if t.sd.fd < 0 || !trustedDir(t.sd.fd) {
 		return nil
 	}
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return nil
 	}
-	return &watcher{root: root, dir: dir, fd: fd, buf: make([]byte, 16<<10),
-		byPath: make(map[string]*watchedDir), byWd: make(map[int32]*watchedDir)}
+	w := &watcher{fd: fd, buf: make([]byte, 16<<10),
+		byWd: make(map[int32]*watchedDir), path: make(map[int32][]string)}
+	w.shards = make([]watchShard, min(runtime.GOMAXPROCS(0), 16))
+	for i := range w.shards {
+		sh := &w.shards[i]
+		sh.ep, sh.mount = -1, -1
+		if !sh.open(fd) {
+			w.close()
+			return nil
+		}
+	}
+	return w
+}
+
+func (sh *watchShard) open(inotify int) bool {
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return false
+	}
+	sh.ep = ep
+	if unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, inotify, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(inotify)}) != nil {
+		return false
+	}
+	m, err := unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	sh.mount = m
+	if unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, m, &unix.EpollEvent{Events: unix.EPOLLPRI, Fd: int32(m)}) != nil {
+		return false
+	}
+	sh.wait() // an opening reports no change it was opened after; be sure
+	return true
+}
+
+// wait returns the events ready in the shard's set now, without blocking.
+// epoll_pwait is a raw system call: it never blocks with a zero timeout.
+func (sh *watchShard) wait() []unix.EpollEvent {
+	n, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(sh.ep),
+		uintptr(unsafe.Pointer(&sh.evs[0])), uintptr(len(sh.evs)), 0, 0, 0)
+	if errno != 0 {
+		return nil
+	}
+	return sh.evs[:n]
 }
 
 func (w *watcher) close() {
@@ -74,6 +145,18 @@ func (w *watcher) close() {
 		return
 	}
 	w.broken.Store(true)
+	w.epoch.Add(1)
+	for i := range w.shards {
+		sh := &w.shards[i]
+		sh.mu.Lock()
+		for _, fd := range []int{sh.ep, sh.mount} {
+			if fd >= 0 {
+				unix.Close(fd)
+			}
+		}
+		sh.ep, sh.mount = -1, -1
+		sh.mu.Unlock()
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.fd >= 0 {
@@ -82,45 +165,64 @@ func (w *watcher) close() {
 	}
 }
 
-// catchUp reads the events pending since the last read, if that was
-// drainEvery ago or more, so that every change made before now-drainEvery
-// is in the generations.
-func (w *watcher) catchUp(now int64) {
-	if now-w.drained.Load() < int64(drainEvery) {
-		return
+// sync makes every change completed before it was called count: the
+// events pending are read into the generations, a changed mount table
+// makes every token stale, and an event on the root's way sets moved. It
+// reports false when events can no longer be trusted (the watcher failed
+// or closed): every hit is then confirmed by stat.
+func (w *watcher) sync() bool {
+	if w.broken.Load() {
+		return false
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if now-w.drained.Load() < int64(drainEvery) {
-		return // read meanwhile
+	sh := &w.shards[rand.IntN(len(w.shards))]
+	sh.mu.Lock()
+	if sh.ep < 0 {
+		sh.mu.Unlock()
+		return false
 	}
-	w.readLocked(now)
+	evs := sh.wait()
+	if len(evs) > 0 {
+		pending, mounts := false, false
+		for _, ev := range evs {
+			if ev.Fd == int32(sh.mount) {
+				mounts = true
+			} else {
+				pending = true
+			}
+		}
+		w.mu.Lock()
+		w.draining.Store(true)
+		if mounts {
+			w.lostLocked() // a mount over a watched directory raises no event
+		}
+		if pending {
+			w.readLocked()
+		}
+		w.draining.Store(false)
+		w.mu.Unlock()
+	}
+	sh.mu.Unlock()
+	if len(evs) == 0 && w.draining.Load() {
+		// Another sync took the events off the queue before this one
+		// looked, and is still reading them: wait for it.
+		w.mu.Lock()
+		w.mu.Unlock() //nolint:staticcheck // an empty critical section: a wait
+	}
+	return !w.broken.Load()
 }
 
-// readPending reads the events pending now, whenever the last read was;
-// for tests, which would otherwise wait drainEvery after a change.
-func (w *watcher) readPending() {
-	if w == nil {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.readLocked(w.drained.Load())
-}
-
-// readLocked reads every pending event, and notes now as the time of the
-// read; w.mu is held.
-func (w *watcher) readLocked(now int64) {
+// readLocked reads every pending event; w.mu is held.
+func (w *watcher) readLocked() {
 	for w.fd >= 0 {
 		n, err := unix.Read(w.fd, w.buf)
 		switch {
 		case err == unix.EINTR:
 			continue
 		case err == unix.EAGAIN:
-			w.drained.Store(now)
 			return
 		case err != nil || n <= 0:
 			w.broken.Store(true) // no longer to be trusted
+			w.epoch.Add(1)
 			return
 		}
 		w.handle(w.buf[:n])
@@ -131,102 +233,300 @@ func (w *watcher) readLocked(now int64) {
 func (w *watcher) handle(b []byte) {
 	for len(b) >= unix.SizeofInotifyEvent {
 		ev := (*unix.InotifyEvent)(unsafe.Pointer(&b[0]))
-		b = b[min(len(b), unix.SizeofInotifyEvent+int(ev.Len)):]
+		end := min(len(b), unix.SizeofInotifyEvent+int(ev.Len))
+		name := bytes.TrimRight(b[unix.SizeofInotifyEvent:end], "\x00")
+		b = b[end:]
 		if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
-			w.epoch.Add(1) // events were lost: nothing is known any more
+			w.lostLocked() // events were lost: nothing is known any more
 			continue
 		}
-		if d := w.byWd[ev.Wd]; d != nil {
-			d.gen.Add(1)
+		if names, ok := w.path[ev.Wd]; ok {
+			if onTheWay(ev.Mask, name, names) {
+				w.moved.Store(true)
+			}
+			if ev.Mask&unix.IN_IGNORED != 0 {
+				delete(w.path, ev.Wd)
+			}
 		}
+		d := w.byWd[ev.Wd]
+		if d == nil {
+			// Removed meanwhile, or added after this event was queued,
+			// by a cover whose own check then saw the change.
+			continue
+		}
+		d.gen.Add(1)
 		switch {
 		case ev.Mask&unix.IN_IGNORED != 0:
 			delete(w.byWd, ev.Wd)
-			fallthrough
-		case ev.Mask&(unix.IN_ISDIR|unix.IN_DELETE_SELF|unix.IN_MOVE_SELF) != 0:
-			// A directory came, went or moved: paths may now name other
-			// directories than the ones watched for them. Find them anew.
-			clear(w.byPath)
+		case ev.Mask&unix.IN_MOVE_SELF != 0:
+			// Renamed away, say to assets.old: no longer on the path it
+			// was watched for. Its successor is watched when a file in it
+			// is next covered, and the old one lets go of its watch.
+			delete(w.byWd, ev.Wd)
+			if _, onPath := w.path[ev.Wd]; !onPath {
+				unix.InotifyRmWatch(w.fd, uint32(ev.Wd))
+			}
 		}
 	}
 }
 
-// snapshot returns a token for file, a name under the root, to be taken
-// before the file is opened or stat-ed, and covered (see cover) once it
-// was found. It holds the generations of the file's directories, unless
-// one is on an untrusted file system, no watch is to be had (the user's
-// inotify limit) or the watcher stopped; an uncovered token never holds.
-func (w *watcher) snapshot(file string, now int64) *token {
-	if w == nil {
-		return nil
+// onTheWay reports whether an event in a directory on the root's way may
+// change what the root path names: the directory itself moved, went or
+// changed its permissions, or one of names in it came, went or changed.
+func onTheWay(mask uint32, name []byte, names []string) bool {
+	const self = unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_IGNORED | unix.IN_UNMOUNT
+	if mask&self != 0 || len(name) == 0 {
+		return true
 	}
-	t := &token{w: w, epoch: w.epoch.Load(), taken: now, file: file}
-	if w.broken.Load() {
-		return t // uncovered: still() is false, and it is tried again later
-	}
-	w.catchUp(now)
-	// The root, then each directory on the way: file up to each slash.
-	for dir, i := "", 0; ; {
-		d := w.watch(dir)
-		if d == nil {
-			return t
+	for _, n := range names {
+		if n == string(name) {
+			return true
 		}
-		t.dirs = append(t.dirs, d)
-		t.gens = append(t.gens, d.gen.Load())
-		j := strings.IndexByte(file[i:], '/')
-		if j < 0 {
-			break
-		}
-		dir, i = file[:i+j], i+j+1
 	}
-	t.dirsTaken = true
-	return t
+	return false
 }
 
-// cover makes t, whose generations are taken, hold for its file unless a
-// symbolic link is on the file's path. A link made after the generations
-// were taken is an event that makes t stale, so this runs once the file is
-// found, and a name that is not found costs no look for links.
-func (w *watcher) cover(t *token) {
-	for p := t.file; ; {
-		info, err := w.root.Lstat(p)
-		if err != nil || info.Mode()&fs.ModeSymlink != 0 {
-			return
-		}
-		i := strings.LastIndexByte(p, '/')
-		if i < 0 {
-			t.covered = true
-			return
-		}
-		p = p[:i]
-	}
+// lostLocked forgets everything the events said: every token is stale, the
+// tree's watches are removed (a directory renamed meanwhile is watched
+// again at its new identity when next covered), and the root path is
+// looked at again. w.mu is held.
+func (w *watcher) lostLocked() {
+	w.resetLocked()
+	w.moved.Store(true)
 }
 
-// watch returns the watched directory at path under the root, adding the
-// watch if need be.
-func (w *watcher) watch(path string) *watchedDir {
+// resetTree forgets the tree's watches, for a new tree.
+func (w *watcher) resetTree() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if d, ok := w.byPath[path]; ok {
-		return d
+	w.resetLocked()
+}
+
+func (w *watcher) resetLocked() {
+	w.epoch.Add(1)
+	for wd := range w.byWd {
+		if _, onPath := w.path[wd]; !onPath && w.fd >= 0 {
+			unix.InotifyRmWatch(w.fd, uint32(wd))
+		}
 	}
-	if w.fd < 0 {
-		return nil
+	clear(w.byWd)
+}
+
+// watchPath watches the directories on the way to path, an absolute root
+// path, each for the names that lead on to the root (symbolic links
+// followed as the kernel follows them, a link's own directory included),
+// and the root itself. It reports false when they cannot all be watched:
+// the caller then checks the path by a stat per request.
+func (w *watcher) watchPath(path string) bool {
+	for range 3 {
+		steps, root := pathSteps(path)
+		names := map[string][]string{}
+		var order []string
+		for _, s := range steps {
+			if _, ok := names[s.dir]; !ok {
+				order = append(order, s.dir)
+			}
+			names[s.dir] = append(names[s.dir], s.name)
+		}
+		if root != "" {
+			if _, ok := names[root]; !ok {
+				order = append(order, root)
+				names[root] = nil
+			}
+		}
+		w.mu.Lock()
+		if w.fd < 0 {
+			w.mu.Unlock()
+			return false
+		}
+		next := make(map[int32][]string, len(order))
+		ok := true
+		for _, dir := range order {
+			mask := uint32(pathMask)
+			if dir == root {
+				mask = watchMask // the root is a tree directory too
+			}
+			wd, err := unix.InotifyAddWatch(w.fd, dir, mask|unix.IN_DONT_FOLLOW)
+			if err != nil {
+				ok = false
+				break
+			}
+			next[int32(wd)] = append(next[int32(wd)], names[dir]...)
+		}
+		for wd := range w.path {
+			if _, keep := next[wd]; !keep {
+				if _, tree := w.byWd[wd]; !tree {
+					unix.InotifyRmWatch(w.fd, uint32(wd))
+				}
+			}
+		}
+		w.path = next
+		w.mu.Unlock()
+		if !ok {
+			return false
+		}
+		// A change between the look and the watches raised no event:
+		// look again, and be done once both looks agree.
+		if again, aroot := pathSteps(path); aroot == root && equalSteps(again, steps) {
+			return true
+		}
 	}
-	full := filepath.Join(w.dir, filepath.FromSlash(path))
-	var st unix.Statfs_t
-	if path != "" && (unix.Statfs(full, &st) != nil || !trustedFS(int64(st.Type))) {
-		return nil // a mount of another kind of file system
+	return false
+}
+
+// pathStep is a directory on the way to a root path, and the name in it
+// that the way takes.
+type pathStep struct{ dir, name string }
+
+func equalSteps(a, b []pathStep) bool {
+	if len(a) != len(b) {
+		return false
 	}
-	wd, err := unix.InotifyAddWatch(w.fd, full, watchMask)
-	if err != nil {
-		return nil
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
 	}
-	d := w.byWd[int32(wd)]
-	if d == nil {
-		d = new(watchedDir)
-		w.byWd[int32(wd)] = d
+	return true
+}
+
+// pathSteps resolves the absolute path as the kernel does, element by
+// element, and returns each directory it looked in and the name it looked
+// for, and the directory path names ("" when it names none now: then the
+// last step is where it breaks off, so that a directory created there is
+// seen).
+func pathSteps(path string) (steps []pathStep, root string) {
+	todo := strings.Split(path, "/")
+	cur, hops := "/", 0
+	for len(todo) > 0 {
+		elem := todo[0]
+		todo = todo[1:]
+		switch elem {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur) // cur has no links: its parent is exact
+			continue
+		}
+		steps = append(steps, pathStep{cur, elem})
+		next := filepath.Join(cur, elem)
+		info, err := os.Lstat(next)
+		switch {
+		case err != nil:
+			return steps, ""
+		case info.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(next)
+			if hops++; err != nil || hops > 40 {
+				return steps, ""
+			}
+			if filepath.IsAbs(target) {
+				cur = "/"
+			}
+			todo = append(strings.Split(target, "/"), todo...)
+		case !info.IsDir():
+			return steps, ""
+		default:
+			cur = next
+		}
 	}
-	w.byPath[path] = d
-	return d
+	return steps, cur
+}
+
+// cover returns a token for file, version v of a name in tree t, taken at
+// now. It opens each directory on the file's way from the tree's own
+// descriptor, never following a link, so it watches nothing outside the
+// tree and nothing for a name that was not found; watches them; and then
+// checks that the way still leads through those directories to version v.
+// A change before the watches were in place is seen by that check, any
+// later one by the generations. The token is uncovered (it never holds,
+// and the entry is confirmed by stat) for a file reached through a link,
+// hard-linked or a mount point, on an untrusted file system, when no watch
+// is to be had (the user's inotify limit), or when anything changed meanwhile.
+func (w *watcher) cover(t *tree, file string, v version, now int64) *token {
+	tok := &token{w: w, epoch: w.epoch.Load(), taken: now}
+	if w.broken.Load() || t.sd.fd < 0 || t.retired.Load() != 0 || !trustedDir(t.sd.fd) {
+		return tok
+	}
+	elems := strings.Split(file, "/")
+	base := elems[len(elems)-1]
+	fds := make([]int, 1, len(elems)) // the directories, the tree's own first (not closed here)
+	fds[0] = t.sd.fd
+	defer func() {
+		for _, fd := range fds[1:] {
+			unix.Close(fd)
+		}
+	}()
+	ids := make([]dirID, 1, len(elems))
+	var st unix.Stat_t
+	if unix.Fstat(t.sd.fd, &st) != nil {
+		return tok
+	}
+	ids[0] = dirID{uint64(st.Dev), uint64(st.Ino)}
+	for _, elem := range elems[:len(elems)-1] {
+		fd, err := unix.Openat(fds[len(fds)-1], elem, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return tok // a link (ENOTDIR), or gone
+		}
+		fds = append(fds, fd)
+		if unix.Fstat(fd, &st) != nil {
+			return tok
+		}
+		id := dirID{uint64(st.Dev), uint64(st.Ino)}
+		if id.dev != ids[0].dev && !trustedDir(fd) {
+			return tok // a mount of another kind of file system
+		}
+		ids = append(ids, id)
+	}
+	// Under the lock, so that no event of a new watch is read before the
+	// watch is known.
+	w.mu.Lock()
+	if w.fd < 0 || w.epoch.Load() != tok.epoch {
+		w.mu.Unlock()
+		return tok
+	}
+	for _, fd := range fds {
+		wd, err := unix.InotifyAddWatch(w.fd, procFD(fd), watchMask)
+		if err != nil {
+			w.mu.Unlock()
+			return tok // the user's inotify limit, say
+		}
+		d := w.byWd[int32(wd)]
+		if d == nil {
+			d = new(watchedDir)
+			w.byWd[int32(wd)] = d
+		}
+		tok.dirs = append(tok.dirs, d)
+		tok.gens = append(tok.gens, d.gen.Load())
+	}
+	w.mu.Unlock()
+	for i, elem := range elems[:len(elems)-1] {
+		if unix.Fstatat(fds[i], elem, &st, unix.AT_SYMLINK_NOFOLLOW) != nil ||
+			(dirID{uint64(st.Dev), uint64(st.Ino)}) != ids[i+1] {
+			return tok
+		}
+	}
+	var sx unix.Statx_t
+	if unix.Statx(fds[len(fds)-1], base, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BASIC_STATS, &sx) != nil ||
+		sx.Mode&unix.S_IFMT != unix.S_IFREG || sx.Nlink != 1 || mountPoint(&sx, ids[len(ids)-1]) ||
+		versionOfStatx(&sx) != v {
+		return tok
+	}
+	tok.covered = true
+	return tok
+}
+
+// mountPoint reports whether the file sx describes, in the directory dir,
+// is a mount point: a bind-mounted file, whose writes are reported in the
+// directory of its source. Kernels before 5.8 do not say; there a mount
+// from another file system is still told by its device.
+func mountPoint(sx *unix.Statx_t, dir dirID) bool {
+	if sx.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 {
+		return sx.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0
+	}
+	return unix.Mkdev(sx.Dev_major, sx.Dev_minor) != dir.dev
+}
+
+func versionOfStatx(sx *unix.Statx_t) version {
+	return version{unix.Mkdev(sx.Dev_major, sx.Dev_minor), sx.Ino, int64(sx.Size),
+		sx.Mtime.Sec, int64(sx.Mtime.Nsec), sx.Ctime.Sec, int64(sx.Ctime.Nsec)}
 }

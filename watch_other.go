@@ -2,26 +2,23 @@
 
 package jaws
 
-import (
-	"os"
-	"sync/atomic"
-)
+import "sync/atomic"
 
 // watcher: outside Linux no file system events are used; every hit is
-// confirmed by stat.
+// confirmed by stat, and the root path by a stat of it.
 type watcher struct {
-	epoch  atomic.Uint64
-	broken atomic.Bool
+	epoch atomic.Uint64
+	moved atomic.Bool
 }
 
-func newWatcher(string, *os.Root) *watcher { return nil }
+func newWatcher(*tree) *watcher { return nil }
 
 func (*watcher) close() {}
 
-func (*watcher) catchUp(int64) {}
+func (*watcher) sync() bool { return false }
 
-func (*watcher) readPending() {}
+func (*watcher) watchPath(string) bool { return false }
 
-func (*watcher) snapshot(string, int64) *token { return nil }
+func (*watcher) resetTree() {}
 
-func (*watcher) cover(*token) {}
+func (*watcher) cover(*tree, string, version, int64) *token { return nil }

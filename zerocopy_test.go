@@ -152,6 +152,10 @@ func TestZeroCopyCloses(t *testing.T) {
 					t.Errorf("%q: after the body: %d, %v; want EOF", req, n, err)
 				}
 			}
+			// A transfer counts its response after its last byte left, which
+			// the client may have read, and gone on to the next connection,
+			// before that.
+			waitTransfers(t, h, 10*time.Second)
 			if s := h.Stats(); s.ZeroCopy.Responses != tt.wantZC {
 				t.Errorf("%d zero-copy responses, want %d", s.ZeroCopy.Responses, tt.wantZC)
 			}
