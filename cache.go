@@ -28,7 +28,7 @@ type entry struct {
 	dirIndex   bool        // the request name is a directory and file is its index page
 	info       fs.FileInfo // the file's metadata when the entry was built
 	ver        version     // and the version it identifies
-	tree       *tree // the tree the file was found in (nil for an fs.FS)
+	tree       *tree       // the tree the file was found in (nil for an fs.FS)
 	checked    atomic.Int64
 	watched    atomic.Pointer[token] // file system events that confirm it, while they hold
 	etag       string

@@ -389,4 +389,3 @@ func TestEventsTokenDirs(t *testing.T) {
 		t.Errorf("%d directories watched, want 3 (the root, a, a/b)", dirs)
 	}
 }
-
