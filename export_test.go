@@ -8,3 +8,8 @@ func (h *Handler) SettleEvents() {
 		d.watch.readPending()
 	}
 }
+
+// SyncCache waits until the cache has applied every entry offered so far,
+// so that the next request for a file just served is a hit: external tests
+// that must know a file is cached call it between two requests for it.
+func (h *Handler) SyncCache() { h.store.cache.sync() }
