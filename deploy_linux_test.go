@@ -1299,10 +1299,15 @@ func lastModified(info fs.FileInfo) (string, bool) {
 
 // bodyTag is the ETag jaws gives body, the bytes of the file info
 // describes: its content's when it is served from memory, else its mtime
-// in nanoseconds and its size, in hex (docs/freshness.md).
+// in nanoseconds and its size, in hex (docs/freshness.md), and none for a
+// file with no modification time, whose size alone would name every
+// version alike.
 func bodyTag(body []byte, info fs.FileInfo) string {
 	if len(body) <= memoryMax {
 		return contentTag(body)
+	}
+	if info.ModTime().IsZero() {
+		return ""
 	}
 	return `"` + strconv.FormatInt(info.ModTime().UnixNano(), 16) + "." + strconv.FormatInt(info.Size(), 16) + `"`
 }

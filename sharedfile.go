@@ -58,6 +58,17 @@ func (s *sharedFile) release() {
 	}
 }
 
+// holds reports whether the file still is the version e describes. Events
+// confirm that e's name still leads to this file; this confirms the file's
+// own bytes (a change no event reports: an overlayfs lower layer rewritten
+// in place), at the cost of one fstat per transfer from the descriptor,
+// which reads hundreds of KiB, so that no response ever sends one version's
+// bytes under another's ETag.
+func (s *sharedFile) holds(e *entry) bool {
+	info, err := s.f.Stat()
+	return err == nil && e.matches(info)
+}
+
 // refCount is for tests.
 func (s *sharedFile) refCount() int {
 	s.mu.Lock()

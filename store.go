@@ -167,6 +167,10 @@ func (s *store) confirmFor(e *entry, need fdNeed) (target, bool) {
 		return target{}, false
 	}
 	if e.sf.acquire() {
+		if !e.sf.holds(e) {
+			e.sf.release()
+			return target{}, false
+		}
 		t.sf = e.sf
 	}
 	return t, true
@@ -240,8 +244,8 @@ func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileIn
 // version confirmed.
 func (s *store) acquire(t *target, shared bool) error {
 	e := t.e
-	if shared && t.sf == nil && e.sf != nil && e.sf.acquire() {
-		t.sf = e.sf
+	if shared && t.sf == nil {
+		s.acquireShared(t)
 	}
 	if shared && t.sf != nil || t.f != nil {
 		return nil
@@ -251,13 +255,25 @@ func (s *store) acquire(t *target, shared bool) error {
 		t.f = f
 		return nil
 	}
-	if t.sf == nil && e.sf != nil && e.sf.acquire() {
-		t.sf = e.sf
+	if t.sf == nil {
+		s.acquireShared(t)
 	}
 	if t.sf != nil {
 		return nil // read at offsets: the version the entry describes
 	}
 	return err
+}
+
+// acquireShared gives t a reference to its entry's shared descriptor, if it
+// is still open and still holds the entry's version.
+func (s *store) acquireShared(t *target) {
+	if sf := t.e.sf; sf != nil && sf.acquire() {
+		if sf.holds(t.e) {
+			t.sf = sf
+		} else {
+			sf.release()
+		}
+	}
 }
 
 // openVersion opens the entry's file, checking it is the entry's version.
