@@ -97,6 +97,7 @@ func TestHashNameStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	site.Replace("app.js", []byte("v2"))
+	h.SettleEvents()
 	resp, _ := s.Get(t, "/"+old)
 	if resp.StatusCode != 404 || resp.Header.Get("Cache-Control") != "" {
 		t.Errorf("old hashed name after a change: %d, Cache-Control %q", resp.StatusCode, resp.Header.Get("Cache-Control"))

@@ -27,6 +27,7 @@ type store struct {
 	// fixed (name -> *entry) and the cache is not asked.
 	immutable bool
 	fixed     sync.Map
+	hashes    hashTable // hashes HashName read, past their entries (hashes.go)
 }
 
 func newStore(src source, c *cache, logger *log.Logger) *store {
