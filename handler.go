@@ -399,7 +399,7 @@ func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Ha
 	// tried first: the file is cached under its own name, the hashed one
 	// under none. From here on, name is the file's: its variants are
 	// cached under it.
-	t, orig, hashed := h.resolveHashed(name, need)
+	t, orig, hashed := h.resolveHashed(r.Context(), name, need)
 	if hashed {
 		name = orig
 		if _, set := w.Header()["Cache-Control"]; !set {

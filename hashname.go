@@ -1,10 +1,10 @@
 package jaws
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"io"
 	"io/fs"
 	"net/http"
 	"path"
@@ -42,11 +42,24 @@ const hashLen = 16
 // ServeDotFiles), special files and names that are not canonical or would
 // leave the root are errors.
 //
-// The hash of a file served from memory, or with a digest sibling, is known
-// already; that of a larger file is computed by reading it once per version
-// while its cache entry is kept (here, or on the first request for its
-// hashed name) and again when the entry is rebuilt, which is why hashed
-// names suit assets, not media.
+// What a hash costs. The hash of a file served from memory
+// (CacheMaxFileSize), or with a digest sibling, is known already and costs
+// no read. Any other file up to 1 MiB is read once per version while its
+// cache entry is kept, here or by the first request for one of its hashed
+// names, and again when the entry is built anew. A larger file is never
+// read by a request: no request for a hashed name reads more than 1 MiB of
+// the file to find out whether the hash is its content's. HashName reads
+// such a file whole, once per version, and keeps its hash in a table of its
+// own, past the file's cache entry, for up to about 1800 files by 1 MiB of
+// accounting (least recently used first out); a second HashName of the same
+// version reads nothing. A request for a hashed name of a file larger than
+// 1 MiB whose hash is not known (HashName was not called for this version,
+// or it was and the table let it go while the cache let its entry go) gets
+// 404, as a wrong hash does, until HashName is called again, and reads
+// nothing but the 512 bytes of sniffing when the entry is built. Give large
+// files a digest sibling ("video.mp4.sha256", sha256sum's output; see the
+// package documentation): their hash is then known whenever their entry is
+// built, and neither HashName nor any request reads them.
 func (h *Handler) HashName(name string) (string, error) {
 	e, err := h.hashTarget(name)
 	if err != nil {
@@ -126,15 +139,18 @@ func isLowerHex(s string) bool {
 // resolveHashed resolves a hashed name (see HashName): the target of the
 // file without the hash, and that file's name, if the hash is its
 // content's. Names of another shape cost a look at their last two
-// extensions.
-func (h *Handler) resolveHashed(name string, need fdNeed) (target, string, bool) {
+// extensions. Whether the hash is the content's costs the request at most
+// hashOnRequestMax bytes of reading, for both readings of the name together
+// (store.requestHash); ctx is the request's, whose end stops that read.
+func (h *Handler) resolveHashed(ctx context.Context, name string, need fdNeed) (target, string, bool) {
+	budget := int64(hashOnRequestMax) // for both candidates
 	for _, c := range splitHashedName(name) {
 		t, err := h.store.resolve(c.orig, need)
 		if err != nil {
 			continue
 		}
 		if !t.isDir() {
-			if sum, err := h.store.hash(t.e); err == nil {
+			if sum, ok := h.store.requestHash(ctx, t.e, &budget); ok {
 				var digits [hashLen]byte
 				hex.Encode(digits[:], sum[:hashLen/2])
 				if string(digits[:]) == c.hash {
@@ -148,34 +164,3 @@ func (h *Handler) resolveHashed(name string, need fdNeed) (target, string, bool)
 }
 
 var hdrImmutable = []string{"public, max-age=31536000, immutable"}
-
-// hash returns the SHA-256 of e's bytes: known for files in memory and
-// those with a digest sibling, else read and kept in its entry: once per
-// version while the entry is cached.
-func (s *store) hash(e *entry) (*[sha256.Size]byte, error) {
-	if sum := e.sum.Load(); sum != nil {
-		return sum, nil
-	}
-	e.hashing.Lock()
-	defer e.hashing.Unlock()
-	if sum := e.sum.Load(); sum != nil {
-		return sum, nil // hashed while this call waited
-	}
-	f, err := s.openVersion(e)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	d := sha256.New()
-	n, err := io.Copy(d, f)
-	if err != nil {
-		return nil, err
-	}
-	if n != e.info.Size() {
-		return nil, errChanged
-	}
-	var sum [sha256.Size]byte
-	d.Sum(sum[:0])
-	e.sum.Store(&sum)
-	return &sum, nil
-}

@@ -27,7 +27,8 @@ type store struct {
 	// fixed (name -> *entry) and the cache is not asked.
 	immutable bool
 	fixed     sync.Map
-	sweeper   *sweeper // lets go of descriptors of files no longer served
+	sweeper   *sweeper  // lets go of descriptors of files no longer served
+	hashes    hashTable // hashes HashName read, past their entries (hashes.go)
 }
 
 // newStore makes the store of src; sw is the sweeper src was given, which
