@@ -21,7 +21,7 @@ import (
 // the strong ETag and Content-Type that are costly to work out, the header
 // values every response shares, and for small files the bytes themselves.
 // An entry never changes once built, apart from checked and watched (and
-// what is learnt of it: sum, incompressible); a changed file gets
+// what is learnt of it: sum, incompressible, checks); a changed file gets
 // a new entry.
 type entry struct {
 	file       string      // the file under the root: the request name, or name/index.html
@@ -48,6 +48,8 @@ type entry struct {
 	compressible   bool          // the file may be compressed on first request
 	incompressible atomic.Uint32 // codingSet of codings found to save too little
 	variantKeys    [numCodings]string
+
+	checks atomic.Pointer[siblingChecks] // its siblings' bytes, checked against its own (siblingcheck.go)
 
 	// Header values, shared read-only by every response from this entry,
 	// so a hit allocates none of them. Canonical keys: "Etag", not "ETag".

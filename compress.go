@@ -38,14 +38,40 @@ type Compression struct {
 
 	// DisablePrecompressed stops jaws from looking for siblings. By default,
 	// when "foo.js.br", "foo.js.zst" or "foo.js.gz" is a regular file next
-	// to "foo.js" and not older than it, a client that accepts the coding
-	// gets its bytes, with the Content-Type of "foo.js"; a sibling older
-	// than its original is taken for stale and ignored. Siblings are found
-	// when the original's entry is built (its first request, or the first
-	// after it changed), so one added next to an unchanged, cached original
-	// is picked up when that entry is next built; a sibling that changes or
-	// disappears is seen by the next request. Large siblings go zero-copy as
-	// any large file does.
+	// to "foo.js", not older than it and holding its bytes, a client that
+	// accepts the coding gets the sibling's bytes, with the Content-Type of
+	// "foo.js". A sibling older than its original is taken for stale and
+	// ignored without being read. Mtimes alone cannot tell a stale sibling (a
+	// reproducible build stamps every file alike), so each version of a
+	// sibling is checked against its original before it first serves:
+	//
+	//   - An original served from memory (up to CacheMaxFileSize, and every
+	//     embedded file): the sibling must decode to exactly its bytes, and
+	//     end there. At most its size plus one byte is decoded, and its size
+	//     plus 256 KiB of the sibling read.
+	//   - An original sent from disk: the size the sibling records must be
+	//     the original's (gzip's ISIZE, the size mod 2^32; the first zstd
+	//     frame's Frame_Content_Size, when it has one; brotli records none),
+	//     and its first 64 KiB decoded must be the original's first 64 KiB
+	//     (all of it, and the end, for an original no larger). At most 64
+	//     KiB of the original and the first 320 KiB of the sibling (and a
+	//     gzip sibling's last 8 bytes) are read. A stale sibling that agrees
+	//     on both is served: regenerate siblings whenever their originals
+	//     change.
+	//
+	// A sibling that fails is ignored, with a line in ErrorLog once per
+	// version: the original is compressed on request where it would be
+	// without a sibling, else served as it is. So is a sibling that needs
+	// more compressed bytes than that to decode, and a gzip sibling of more
+	// than one member. The verdict is kept
+	// with the original's cache entry, so no request decodes that version
+	// again; a sibling found stale is looked at again (one stat) at most
+	// once a second while it is asked for, and checked again once it has
+	// changed. Siblings are found when the original's entry is built (its
+	// first request, or the first after it changed), so one added next to an
+	// unchanged, cached original is picked up when that entry is next built;
+	// a sibling that changes or disappears is seen by the next request.
+	// Large siblings go zero-copy as any large file does.
 	DisablePrecompressed bool
 
 	// DisableCompression stops jaws from compressing. By default a file
@@ -231,9 +257,10 @@ func (v *variants) describe(e *entry, name string) {
 // carry Vary: Accept-Encoding.
 func (v *variants) has(e *entry) bool { return e.siblings != 0 || e.compressible }
 
-// available is the set of codings e can be served in now.
-func (v *variants) available(e *entry) codingSet {
-	s := e.siblings
+// available is the set of codings e can be served in now, siblings being
+// those of its siblings that may serve (siblingsOf).
+func (v *variants) available(e *entry, siblings codingSet) codingSet {
+	s := siblings
 	if e.compressible {
 		s |= v.set
 	}
@@ -242,22 +269,30 @@ func (v *variants) available(e *entry) codingSet {
 
 // choose negotiates the coding for a request for e and resolves the
 // variant. It returns false when the answer is e itself: identity chosen,
-// or a variant that could not be had (the sibling went away, compression
-// saved too little or the client left while waiting), in which case e
-// serves.
+// or a variant that could not be had (the sibling went away or does not
+// hold the file, compression saved too little or the client left while
+// waiting), in which case e serves.
 func (v *variants) choose(r *http.Request, name string, e *entry, need fdNeed) (target, bool) {
-	c := negotiate(r.Header["Accept-Encoding"], v.available(e), v.codings)
+	siblings := v.siblingsOf(e)
+	c := negotiate(r.Header["Accept-Encoding"], v.available(e, siblings), v.codings)
 	if c == identity {
 		return target{}, false
 	}
 	key := e.variantKeys[c]
-	if e.siblings.has(c) {
+	if siblings.has(c) {
 		t, err := v.store.sibling(key, e, c, need)
-		if err == nil {
+		if err == nil && v.siblingCurrent(e, t.e, c) {
 			return t, true
 		}
-		// The sibling changed kind or went away: look again next time.
-		v.store.cache.drop(name)
+		if err == nil {
+			// Not the file's bytes (siblingcheck.go): compressed instead,
+			// or the file as it is.
+			t.close()
+			v.store.cache.drop(key)
+		} else {
+			// The sibling changed kind or went away: look again next time.
+			v.store.cache.drop(name)
+		}
 		if !e.compressible {
 			return target{}, false
 		}

@@ -96,10 +96,10 @@
 // Compression is built in and on by default (Options.Compression). A client
 // that accepts a coding (Accept-Encoding, q-values honoured; ties go to br,
 // then zstd, then gzip) gets a precompressed sibling when one sits next to
-// the file ("app.js.br", "app.js.zst", "app.js.gz", not older than
-// "app.js"), and otherwise, for compressible types of 1 KiB to 1 MiB, the
-// file compressed on the first request for that coding and kept in the
-// cache, so later requests cost no compression. Each variant has its own
+// the file ("app.js.br", "app.js.zst", "app.js.gz", not older than "app.js"
+// and checked to hold its bytes), and otherwise, for compressible types of
+// 1 KiB to 1 MiB, the file compressed on the first request for that coding
+// and kept in the cache, so later requests cost no compression. Each variant has its own
 // strong ETag and Content-Length, ranges count its encoded bytes, and every
 // response for such a file carries "Vary: Accept-Encoding". Large siblings
 // still go zero-copy. Behind an outer compressor (gzhttp, chi's Compress),

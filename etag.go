@@ -99,8 +99,9 @@ func reprDigest(sum []byte) string {
 
 // digestSibling reads the digest sibling of file, whose metadata is info,
 // from src. It is believed only when it is a regular file not older than
-// file, as precompressed siblings are; stale reports one that is present
-// but older or malformed, which the caller logs.
+// file (precompressed siblings are also checked against the file's bytes:
+// siblingcheck.go); stale reports one that is present but older or
+// malformed, which the caller logs.
 func digestSibling(src source, file string, info fs.FileInfo) (sum [sha256.Size]byte, ok, stale bool) {
 	f, sinfo, _, err := src.open(file + digestExt)
 	if err != nil {

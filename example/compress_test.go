@@ -39,7 +39,9 @@ func decode(t testing.TB, enc string, body []byte) []byte {
 // decodes to exactly its original, so a sibling left stale by an edit of
 // the original fails here rather than serving old bytes; and the script has
 // one, next to it in assets/. (Embedded files have no modification time,
-// so jaws cannot tell a stale sibling by its age: this test is the check.)
+// so jaws cannot tell a stale sibling by its age; it checks a sibling's
+// bytes when first asked for it, and ignores a stale one, serving the file
+// compressed on request instead. This test makes that a failed build.)
 // With -precompress it first rewrites the script's sibling:
 //
 //	go test ./example -run TestPrecompressedSiblings -precompress

@@ -1,0 +1,416 @@
+package jaws
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Precompressed siblings are checked against the file they claim to hold,
+// once per version of each, before the first response they would serve:
+// their mtimes prove nothing when a reproducible build (SOURCE_DATE_EPOCH,
+// Nix) stamps every file alike and a deploy rebuilt app.js but left the old
+// app.js.br.
+//
+//   - A file served from memory (its entry holds its bytes: up to
+//     CacheMaxFileSize, and every embedded file): its sibling must decode to
+//     exactly those bytes and end there. At most len+1 bytes are decoded.
+//   - A file sent from disk: gzip's recorded size (ISIZE, the size mod 2^32)
+//     and zstd's (the first frame's Frame_Content_Size, when it has one)
+//     must be the file's, and the first siblingPrefix decoded bytes must be
+//     the file's first siblingPrefix bytes (all of them, and the end, for a
+//     file no larger). Brotli records no size. What this misses: a stale
+//     sibling whose first siblingPrefix decoded bytes are the file's and,
+//     for gzip and zstd with a recorded size, whose size is the file's too.
+//
+// A sibling that fails is not served (the file is compressed on request, or
+// sent as it is), logged once, and remembered on the original's entry, so no
+// request decodes it again; a stale sibling is looked at again (one stat) at
+// most every staleRelook, and checked again once it changed.
+//
+// The hooks: variants.choose asks siblingsOf which siblings may serve, and
+// siblingCurrent whether the one the store resolved holds the file; the
+// verdicts live in the original's entry.checks. The store is not involved.
+const (
+	// siblingPrefix is how much of a file sent from disk its siblings are
+	// compared with: read from the file, decoded from the sibling.
+	siblingPrefix = 64 << 10
+
+	// siblingSlack bounds the compressed bytes read from a sibling beyond
+	// the decoded bytes compared: a zstd block (128 KiB), the largest gzip
+	// header field (64 KiB) and the decoders' read buffers fit in it with
+	// room to spare, while a sibling that needs more (zstd skippable frames,
+	// brotli metadata, empty deflate blocks, a gzip name without end) costs
+	// no more than this to reject.
+	siblingSlack = 256 << 10
+
+	// staleRelook is how often a sibling found stale is looked at again,
+	// with one stat, while its original is asked for: a deploy that writes
+	// the sibling after the file (rsync's order) gets it served that soon.
+	staleRelook = time.Second
+)
+
+// siblingChecks is what an original's entry learnt of its siblings' bytes,
+// by coding: the version of the sibling last checked and its verdict.
+type siblingChecks struct {
+	stale  atomic.Uint32                              // codingSet of siblings whose last version checked is stale
+	looked [numCodings]atomic.Int64                   // when each stale one was last stat'ed (the cache's clock)
+	last   [numCodings]atomic.Pointer[siblingVerdict] // the last version checked, and its verdict
+	mu     [numCodings]sync.Mutex                     // held while a sibling is checked
+}
+
+// siblingVerdict is the verdict on one version of a sibling.
+type siblingVerdict struct {
+	info fs.FileInfo
+	ver  version
+	ok   bool // it holds the file's bytes
+}
+
+// of reports whether r is the verdict on the version of the sibling that
+// info describes.
+func (r *siblingVerdict) of(info fs.FileInfo, ver version) bool {
+	return r != nil && r.ver == ver && sameFile(r.info, info)
+}
+
+// siblingChecks returns e's checks, made when first needed.
+func (e *entry) siblingChecks() *siblingChecks {
+	if p := e.checks.Load(); p != nil {
+		return p
+	}
+	e.checks.CompareAndSwap(nil, new(siblingChecks))
+	return e.checks.Load()
+}
+
+// siblingsOf is the set of e's siblings that may be served: those found
+// when e was built, but for those found stale. A stale one that has changed
+// since (one stat, at most every staleRelook) is a candidate again, to be
+// checked before it serves.
+func (v *variants) siblingsOf(e *entry) codingSet {
+	p := e.checks.Load()
+	if p == nil {
+		return e.siblings
+	}
+	stale := codingSet(p.stale.Load()) & e.siblings
+	if stale == 0 {
+		return e.siblings
+	}
+	now := v.store.cache.now()
+	for _, c := range v.codings {
+		if stale.has(c) && v.relook(e, p, c, now) {
+			stale &^= setOf(c)
+		}
+	}
+	return e.siblings &^ stale
+}
+
+// relook reports whether the stale sibling of e in c has been replaced
+// since it was checked, looking at most every staleRelook.
+func (v *variants) relook(e *entry, p *siblingChecks, c coding, now int64) bool {
+	last := p.looked[c].Load()
+	if v.store.immutable || now-last < int64(staleRelook) || !p.looked[c].CompareAndSwap(last, now) {
+		return false
+	}
+	info, err := v.store.src.stat(e.file + codingExts[c])
+	if err != nil || !info.Mode().IsRegular() || p.last[c].Load().of(info, versionOf(info)) {
+		return false
+	}
+	p.stale.And(^uint32(setOf(c)))
+	return true
+}
+
+// siblingCurrent reports whether sib, the sibling of orig in c, holds orig's
+// bytes (see siblingPrefix for what is checked), checking it once per
+// version of either: concurrent first requests share one check. A stale
+// sibling is logged and remembered. One that could not be read (the file
+// changed meanwhile) is not served, and checked again by the next request.
+func (v *variants) siblingCurrent(orig, sib *entry, c coding) bool {
+	if p := orig.checks.Load(); p != nil {
+		if r := p.last[c].Load(); r.of(sib.info, sib.ver) {
+			return r.ok
+		}
+	}
+	p := orig.siblingChecks()
+	p.mu[c].Lock()
+	defer p.mu[c].Unlock()
+	if r := p.last[c].Load(); r.of(sib.info, sib.ver) {
+		return r.ok // checked by a request this one waited for
+	}
+	stale, err := v.checkSibling(orig, sib, c)
+	if err != nil {
+		return false
+	}
+	p.last[c].Store(&siblingVerdict{info: sib.info, ver: sib.ver, ok: stale == nil})
+	if stale == nil {
+		p.stale.And(^uint32(setOf(c)))
+		return true
+	}
+	p.looked[c].Store(v.store.cache.now())
+	p.stale.Or(uint32(setOf(c)))
+	// Said once per version: a deploy that rebuilt the file and not its
+	// sibling should hear of it.
+	v.log.Printf("jaws: ignoring %s: does not decode to %s (%v), so taken for stale", sib.file, orig.file, stale)
+	return false
+}
+
+// checkSibling reads what the check of sib against orig needs and makes it.
+// stale says why sib is not orig in c; err that it could not be read.
+func (v *variants) checkSibling(orig, sib *entry, c coding) (stale, err error) {
+	size := orig.info.Size()
+	want, whole := orig.body, true
+	if want == nil {
+		f, err := v.store.openVersion(orig)
+		if err != nil {
+			return nil, err
+		}
+		want = make([]byte, min(size, siblingPrefix))
+		n, err := readHead(f, want)
+		f.Close()
+		if err == nil && n < len(want) {
+			err = errChanged
+		}
+		if err != nil {
+			return nil, err
+		}
+		whole = int64(len(want)) == size
+	}
+	var src io.ReaderAt
+	if sib.body != nil {
+		src = bytes.NewReader(sib.body)
+	} else {
+		f, err := v.store.openVersion(sib)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		var ok bool
+		if src, ok = readerAt(f); !ok {
+			return errors.New("it cannot be read at an offset"), nil
+		}
+	}
+	var n siblingCount
+	defer func() {
+		if testHookSiblingCheck != nil {
+			testHookSiblingCheck(sib.file, n.read, n.decoded)
+		}
+	}()
+	sibSize := sib.size()
+	if !whole {
+		// The size it records: zstd's in its first bytes, gzip's in its last.
+		var b []byte
+		var off int64
+		switch c {
+		case zstdCoding:
+			b = make([]byte, min(sibSize, zstd.HeaderMaxSize))
+		case gzipCoding:
+			b, off = make([]byte, min(sibSize, 8)), max(0, sibSize-8)
+		}
+		if len(b) > 0 {
+			m, err := src.ReadAt(b, off)
+			if err != nil && err != io.EOF {
+				return nil, err
+			}
+			n.read += int64(m)
+			b = b[:m]
+		}
+		if rec, mask, ok := recordedSize(c, b); ok && rec != uint64(size)&mask {
+			return fmt.Errorf("it records a size of %d bytes, not %d", rec, uint64(size)&mask), nil
+		}
+	}
+	return decodesTo(c, io.NewSectionReader(src, 0, sibSize), want, whole, &n)
+}
+
+// siblingCount is what a check read and decoded, for the tests.
+type siblingCount struct{ read, decoded int64 }
+
+// testHookSiblingCheck, when set by a test, sees every check of a sibling
+// that read it: its name, the compressed bytes read and the bytes decoded.
+var testHookSiblingCheck func(file string, read, decoded int64)
+
+// recordedSize is the decoded size a sibling in c records, compared under
+// mask: gzip's ISIZE, the size mod 2^32 (RFC 1952 §2.3.1), in b, its last 8
+// bytes; zstd's Frame_Content_Size of its first frame (RFC 8878
+// §3.1.1.1.4), when the frame has one, in b, its first bytes. ok is false
+// when the sibling records none (brotli), or b is too short to say: the
+// decoder then finds it wanting.
+func recordedSize(c coding, b []byte) (size, mask uint64, ok bool) {
+	switch c {
+	case gzipCoding:
+		if len(b) == 8 {
+			return uint64(binary.LittleEndian.Uint32(b[4:])), 1<<32 - 1, true
+		}
+	case zstdCoding:
+		var h zstd.Header
+		if h.Decode(b) == nil && !h.Skippable && h.HasFCS {
+			return h.FrameContentSize, ^uint64(0), true
+		}
+	}
+	return 0, 0, false
+}
+
+// decodesTo checks that src, in coding c, decodes to want: to want exactly,
+// and nothing after it, when whole; else to bytes that start with want. It
+// decodes at most len(want)+1 bytes and reads at most len(want)+
+// siblingSlack bytes of src, so a decompression bomb costs no more than a
+// sibling that is good. stale says how src differs; err is an error reading
+// src, which says nothing of its bytes. n counts what was read and decoded.
+func decodesTo(c coding, src io.Reader, want []byte, whole bool, n *siblingCount) (stale, err error) {
+	in := &boundedReader{r: src, left: int64(len(want)) + siblingSlack}
+	defer func() { n.read += in.read }()
+	var dec io.Reader
+	var br *bufio.Reader
+	switch c {
+	case brotliCoding:
+		dec = brotli.NewReader(in)
+	case zstdCoding:
+		d, err := zstd.NewReader(in, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdWindow),
+			zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return in.verdict(err)
+		}
+		defer d.Close()
+		dec = d
+	case gzipCoding:
+		// Read through a ByteReader, gzip takes no byte past its member:
+		// what follows it is then still in br.
+		br = bufio.NewReaderSize(in, 4<<10)
+		z, err := gzip.NewReader(br)
+		if err != nil {
+			return in.verdict(err)
+		}
+		z.Multistream(false)
+		dec = z
+	default:
+		return fmt.Errorf("no decoder for %v", c), nil
+	}
+	limit := len(want)
+	if whole {
+		limit++ // a byte more than the file is a sibling too long
+	}
+	buf := make([]byte, min(limit, 32<<10))
+	got, idle := 0, 0
+	for got < limit {
+		m, rerr := dec.Read(buf[:min(len(buf), limit-got)])
+		n.decoded += int64(m)
+		if got+m > len(want) {
+			return fmt.Errorf("more than %d bytes", len(want)), nil
+		}
+		if i := mismatch(buf[:m], want[got:got+m]); i >= 0 {
+			return fmt.Errorf("other bytes from byte %d", got+i), nil
+		}
+		got += m
+		if m == 0 && rerr == nil {
+			if idle++; idle == 100 {
+				rerr = io.ErrNoProgress
+			}
+		} else {
+			idle = 0
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return in.verdict(rerr)
+		}
+	}
+	if got < len(want) {
+		return fmt.Errorf("only %d bytes of %d", got, len(want)), nil
+	}
+	if br != nil && whole {
+		if _, err := br.ReadByte(); err != io.EOF {
+			if err != nil {
+				return in.verdict(err)
+			}
+			return errors.New("bytes after its gzip member"), nil
+		}
+	}
+	return nil, nil
+}
+
+// mismatch is the index of the first byte where a and b differ, or -1.
+func mismatch(a, b []byte) int {
+	if bytes.Equal(a, b) {
+		return -1
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// boundedReader reads at most left bytes of r, counting them, and keeps r's
+// own errors apart from the decoders'.
+type boundedReader struct {
+	r    io.Reader
+	left int64
+	read int64
+	over bool  // a read went past the bound
+	err  error // r's error, other than io.EOF
+}
+
+var errSiblingTooLong = errors.New("jaws: sibling read past its bound")
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		b.over = true
+		return 0, errSiblingTooLong
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	b.read += int64(n)
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
+}
+
+// verdict turns a decoder's error into the reason a sibling is stale, or
+// into the read error behind it.
+func (b *boundedReader) verdict(err error) (stale, ioErr error) {
+	switch {
+	case b.err != nil:
+		return nil, b.err
+	case b.over:
+		return fmt.Errorf("more than %d compressed bytes read", b.read), nil
+	}
+	return err, nil
+}
+
+// readerAt reads f at offsets: through its ReadAt, or by seeking when it
+// has none. f is the caller's own, so seeking moves nobody else's reads.
+func readerAt(f fs.File) (io.ReaderAt, bool) {
+	switch f := f.(type) {
+	case io.ReaderAt:
+		return f, true
+	case io.ReadSeeker:
+		return seekReaderAt{f}, true
+	}
+	return nil, false
+}
+
+type seekReaderAt struct{ io.ReadSeeker }
+
+func (s seekReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if _, err := s.Seek(off, io.SeekStart); err != nil {
+		return 0, err
+	}
+	n, err := io.ReadFull(s, p)
+	if err == io.ErrUnexpectedEOF {
+		err = io.EOF
+	}
+	return n, err
+}
