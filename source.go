@@ -60,7 +60,7 @@ func (d *dirSource) open(name string) (fs.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return statServable(f)
+	return d.root.asStored(name).check(statServable(f)) // names as stored only (namecase.go)
 }
 
 func (d *dirSource) stat(name string) (fs.FileInfo, error) { return d.root.stat(name) }

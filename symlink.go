@@ -26,6 +26,8 @@ type linkRoot struct {
 	*os.Root
 	real    string // the directory's absolute path, symlinks resolved; "" turns the links off
 	escapes error  // os.Root's error for a name that leaves the root
+	// names: what the check that names are spelled as stored keeps (namecase.go)
+	names storedNames
 }
 
 // openLinkRoot opens dir as os.OpenRoot does.
@@ -35,6 +37,7 @@ func openLinkRoot(dir string) (*linkRoot, error) {
 		return nil, err
 	}
 	lr := &linkRoot{Root: r}
+	lr.names.init(r)
 	if abs, err := filepath.Abs(dir); err == nil {
 		lr.real, _ = filepath.EvalSymlinks(abs)
 	}
