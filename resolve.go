@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,7 +21,8 @@ const indexPage = "index.html"
 // what "/x/../private/a" or "//private/a" cleans to would reach a file a
 // route guards (net/http.ServeMux redirects such paths before any handler
 // sees them). A NUL, which no file name has, and a backslash, a separator on
-// Windows, are refused too.
+// Windows, are refused too, and on Windows the spellings it never stores
+// (unstorableOnWindows: "private.", "secret.txt::$DATA").
 func cleanName(urlPath string, serveDot bool) (name string, ok bool) {
 	if strings.ContainsAny(urlPath, "\x00\\") {
 		return "", false
@@ -33,6 +35,9 @@ func cleanName(urlPath string, serveDot bool) (name string, ok bool) {
 		return "", false
 	}
 	if !serveDot && hasHiddenElem(p) {
+		return "", false
+	}
+	if runtime.GOOS == "windows" && unstorableOnWindows(p) { // namecase.go
 		return "", false
 	}
 	if p == "/" {

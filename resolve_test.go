@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -48,6 +49,12 @@ func TestCleanName(t *testing.T) {
 		{"dot inside name", "/a.b/c.d", false, "a.b/c.d", true},
 		{"trailing dots refused", "/a/..", false, "", false},
 		{"root with two slashes refused", "//", false, "", false},
+		// Spellings Windows never stores (unstorableOnWindows): refused
+		// there, names like any elsewhere.
+		{"trailing dot", "/a./b", false, onWindows("", "a./b"), !isWindows},
+		{"trailing space", "/a /b", false, onWindows("", "a /b"), !isWindows},
+		{"stream", "/a/b::$DATA", false, onWindows("", "a/b::$DATA"), !isWindows},
+		{"short name", "/PRIVAT~1/b", false, "PRIVAT~1/b", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,6 +65,16 @@ func TestCleanName(t *testing.T) {
 			}
 		})
 	}
+}
+
+const isWindows = runtime.GOOS == "windows"
+
+// onWindows returns win on Windows, else other.
+func onWindows(win, other string) string {
+	if isWindows {
+		return win
+	}
+	return other
 }
 
 func TestRedirectFor(t *testing.T) {

@@ -172,7 +172,7 @@ func (d *dirSource) open(name string) (fs.File, fs.FileInfo, *tree, error) {
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		f2, info, err := statServable(f)
+		f2, info, err := t.asStored(name).check(statServable(f)) // names as stored only (namecase.go)
 		return f2, info, t, err
 	}
 }

@@ -26,6 +26,8 @@ type linkRoot struct {
 	*os.Root
 	real    string // the directory's absolute path, symlinks resolved; "" turns the links off
 	escapes error  // os.Root's error for a name that leaves the root
+	// names: what the check that names are spelled as stored keeps (namecase.go)
+	names storedNames
 }
 
 // openLinkRoot opens dir as os.OpenRoot does.
@@ -44,6 +46,7 @@ func openLinkRoot(dir string) (*linkRoot, error) {
 // newLinkRoot is r, whose real path is real ("" turns absolute links off).
 func newLinkRoot(r *os.Root, real string) *linkRoot {
 	lr := &linkRoot{Root: r, real: real}
+	lr.names.init(r)
 	// os does not export the error, so learn it: a name that starts with a
 	// slash is refused before any system call.
 	var pe *fs.PathError
