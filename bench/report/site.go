@@ -154,7 +154,15 @@ func parseSite(r io.Reader) (*siteSet, error) {
 		c.most = max(c.most, v["other_cpus"])
 		c.retried += min(int(v["retries"]), 1)
 		s.others = append(s.others, v["other_cpus"])
-		if req := v["requests"]; req > 0 {
+		// Per response: over the requests made, which the server
+		// answered (jaws's lookups match them), not only those wrk
+		// counted before it stopped: at 1000 connections the ones in
+		// flight are a good part of a short run.
+		req := v["requests"]
+		if v["made"] > 0 {
+			req = v["made"]
+		}
+		if req > 0 {
 			c.user = append(c.user, v["server_user_s"]/req*1e6)
 			c.sys = append(c.sys, v["server_sys_s"]/req*1e6)
 			c.cpuUS = append(c.cpuUS, (v["server_user_s"]+v["server_sys_s"])/req*1e6)
@@ -240,7 +248,7 @@ func writeSite(w io.Writer, sets []*siteSet) error {
 	p("Each figure is the median of a set's rounds; `±` is the range of requests/s over the rounds, (max − min) / median. ")
 	p("\"(client-bound)\": wrk used ≥ %.0f%% of its core (median of the rounds), so the figure tells how fast the client went; a ratio is marked `≥` when jaws's cell was client-bound (jaws may be faster), `≤` when the peer's was, `~` when both were. ", clientBound*100)
 	p("MB/s counts file bytes (the bytes of the files the requests asked for), not headers. ")
-	p("Server CPU is its user and system time over the responses wrk counted. ")
+	p("Server CPU is its user and system time over the requests made (those wrk counted and those in flight when it stopped). ")
 	p("Hit ratio and evictions are jaws's own counters (`jaws.Stats` from `/debug/jaws`, read before and after each run): the example serves them on its router, `jaws-bare` on a listener of its own.\n\n")
 	for _, s := range sets {
 		writeSiteSet(&b, s)

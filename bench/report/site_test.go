@@ -24,9 +24,9 @@ func TestSite(t *testing.T) {
 		{"ratios at 32", "| 32 connections | 31.0k ±6% | 1.55× | 0.50× | 1.00× | 1.65× | 0.53× | 1.06× |"},
 		// nginx client-bound at 1000: ratios over it are upper bounds.
 		{"client-bound peer", "| 1000 connections | 20.0k ±0% | 2.00× | ≤0.50× | 0.80× | 2.20× | ≤0.55× | 0.88× |"},
-		// 31k/s × 15,000 bytes (1.5 MB over 100 made); 10 µs user and
-		// 10 µs system per response; wrk 2.5 s of 5; 990 hits of 1000;
-		// 50 evictions in 5 s; 8 MiB held.
+		// 31k/s × 15,000 bytes (made_bytes over made); 10 µs user and
+		// 10 µs system per request made; wrk 2.5 s of 5; 990 hits of
+		// 1000; 50 evictions in 5 s; 8 MiB held.
 		{"jaws's row", "| `jaws` | 31.0k ±6% | 465 | 800 µs | 2.5 ms | 20.0 (10.0 + 10.0) | 50% (100%) | 99.0% | 10.0 | 8.0 MiB |"},
 		{"client-bound row", "| `nginx` | 40.0k ±0% (client-bound) | 600 | 40.0 ms | 1.20 s | 20.0 (10.0 + 10.0) | **97%** (100%) |  |  |  |"},
 		{"transfer paths", "`jaws`'s responses by transfer path, all rounds and levels: memory 90%, zero-copy 1%, fallback 9%."},
