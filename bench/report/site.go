@@ -363,7 +363,7 @@ func writeSiteSet(b *strings.Builder, s *siteSet) {
 		}
 		if all := n[0] + n[1] + n[2]; all > 0 {
 			p("`%s`'s responses by transfer path, all rounds and levels: memory %s, zero-copy %s, fallback %s.\n\n",
-				srv, pct(n[0]/all), pct(n[1]/all), pct(n[2]/all))
+				srv, hitRatio(n[0]/all), hitRatio(n[1]/all), hitRatio(n[2]/all))
 		}
 	}
 
@@ -438,6 +438,7 @@ func (s *siteSet) rps(server string, level int) string {
 	return v
 }
 
+// hitRatio writes a share with one decimal: 99.5%.
 func hitRatio(v float64) string {
 	if math.IsNaN(v) {
 		return "-"

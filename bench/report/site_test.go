@@ -29,7 +29,7 @@ func TestSite(t *testing.T) {
 		// 1000; 50 evictions in 5 s; 8 MiB held.
 		{"jaws's row", "| `jaws` | 31.0k ±6% | 465 | 800 µs | 2.5 ms | 20.0 (10.0 + 10.0) | 50% (100%) | 99.0% | 10.0 | 8.0 MiB |"},
 		{"client-bound row", "| `nginx` | 40.0k ±0% (client-bound) | 600 | 40.0 ms | 1.20 s | 20.0 (10.0 + 10.0) | **97%** (100%) |  |  |  |"},
-		{"transfer paths", "`jaws`'s responses by transfer path, all rounds and levels: memory 90%, zero-copy 1%, fallback 9%."},
+		{"transfer paths", "`jaws`'s responses by transfer path, all rounds and levels: memory 90.0%, zero-copy 1.0%, fallback 9.0%."},
 		{"memory", "Memory: `ceiling` peak rss 96256 KiB, started in 0.4 s."},
 		{"no errors in fits", "No socket errors, no error statuses"},
 		{"fewer connections than the level", "### 4 connections (level 32)"},
