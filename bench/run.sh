@@ -132,8 +132,7 @@ if $quick; then
 fi
 [ -n "$out" ] || out=$repo/bench/results
 
-log() { printf '%s %s\n' "$(date +%T)" "$*" >&2; }
-die() { log "error: $*"; exit 1; }
+. bench/lib.sh # log, die, bytes_of, parse_wrk, wait_quiet, rotated, ...
 trap 'log "error: line $LINENO: $BASH_COMMAND failed"' ERR
 
 files=false compress=false tls=false
@@ -176,18 +175,7 @@ command -v curl >/dev/null || need+=(curl)
 command -v gzip >/dev/null || need+=(gzip)
 $tls && ! command -v h2load >/dev/null && need+=(nghttp2-client)
 $veth && ! command -v ip >/dev/null && need+=(iproute2)
-if [ ${#need[@]} -gt 0 ]; then
-	[ "$(id -u)" = 0 ] || die "missing ${need[*]}; install them (apt-get install ${need[*]}) or run as root"
-	had_nginx=$(pgrep -x nginx || true)
-	log "apt-get install ${need[*]}"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
-	# Debian starts the packaged nginx service; the benchmark runs its own.
-	if [ -z "$had_nginx" ] && pgrep -x nginx >/dev/null; then
-		log "stopping the nginx service the package started"
-		service nginx stop >/dev/null 2>&1 || systemctl stop nginx >/dev/null 2>&1 || true
-	fi
-fi
+install_tools "${need[@]}"
 command -v go >/dev/null || die "go is not installed"
 [ "$(nproc)" -ge 2 ] || log "warning: fewer than 2 CPUs; server and wrk will share one"
 if $veth; then
@@ -198,15 +186,8 @@ fi
 
 # Every connection is a file descriptor, in the server and in the load
 # generator: 1000 connections need more than the usual soft limit of 1024.
-# Raise it for this shell and everything it starts (root may raise the hard
-# limit too).
 want_fds=$((2 * maxconns + 1024))
-if [ "$(ulimit -Sn)" != unlimited ] && [ "$(ulimit -Sn)" -lt "$want_fds" ]; then
-	if [ "$(ulimit -Hn)" != unlimited ] && [ "$(ulimit -Hn)" -lt "$want_fds" ]; then
-		ulimit -Hn "$want_fds" 2>/dev/null || die "open files are limited to $(ulimit -Hn); $maxconns connections need $want_fds (raise it, or run as root)"
-	fi
-	ulimit -Sn "$want_fds"
-fi
+raise_nofile "$want_fds" "$maxconns"
 
 # --- build -------------------------------------------------------------------
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/jaws-bench.XXXXXX")
@@ -235,15 +216,6 @@ cachemax=$(sed -nE 's/^[[:space:]]*defaultCacheMaxFileSize[[:space:]]*=[[:space:
 if [ -n "$cachemax" ]; then cachemax=$((cachemax)); else cachemax=0; log "warning: could not read defaultCacheMaxFileSize from handler.go"; fi
 
 # --- files -------------------------------------------------------------------
-bytes_of() {
-	local s=$1
-	case $s in
-	*K) echo $((${s%K} << 10)) ;;
-	*M) echo $((${s%M} << 20)) ;;
-	*G) echo $((${s%G} << 30)) ;;
-	*) echo "$s" ;;
-	esac
-}
 IFS=, read -r -a size_list <<<"$sizes"
 IFS=, read -r -a server_list <<<"$servers"
 IFS=, read -r -a cserver_list <<<"$cservers"
@@ -361,17 +333,6 @@ lg() { # net command...: the load generator, with one thread on CPU 1, on that p
 declare -A url spid surl
 # The path each server is asked for until it answers.
 if $files; then probe=${size_list[0]}.bin; elif $compress; then probe=app.js; else probe=${tsize_list[0]}.bin; fi
-free_port() {
-	local p
-	for _ in $(seq 100); do
-		p=$((20000 + RANDOM % 30000))
-		if ! (exec 3<>"/dev/tcp/$srvhost/$p") 2>/dev/null; then
-			echo "$p"
-			return
-		fi
-	done
-	die "no free port found"
-}
 wait_url() { # name logfile: the URL the server printed, once it answers
 	local name=$1 logf=$2 u=
 	for _ in $(seq 200); do
@@ -600,32 +561,6 @@ for cs in "${cases[@]}"; do
 done
 
 # --- measure -----------------------------------------------------------------
-# wrk prints sizes in binary units and latencies in us/ms/s.
-parse_wrk() { # wrk output on stdin -> requests,rps,transfer_bps,p50_us,p99_us,socket_errors,non2xx
-	awk '
-	function bytes(v,   n, u) {
-		n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
-		if (u == "KB") n *= 1024; else if (u == "MB") n *= 1048576
-		else if (u == "GB") n *= 1073741824; else if (u == "TB") n *= 1099511627776
-		return n
-	}
-	function micros(v,   n, u) {
-		n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
-		if (u == "ms") n *= 1000; else if (u == "s") n *= 1000000; else if (u == "m") n *= 60000000
-		return n
-	}
-	$1 == "50%" { p50 = micros($2) }
-	$1 == "99%" { p99 = micros($2) }
-	$2 == "requests" && $3 == "in" { req = $1 }
-	$1 == "Socket" && $2 == "errors:" { gsub(/,/, ""); errs = $4 + $6 + $8 + $10 }
-	/Non-2xx or 3xx responses:/ { non2xx = $NF }
-	$1 == "Requests/sec:" { rps = $2 }
-	$1 == "Transfer/sec:" { tps = bytes($2) }
-	END {
-		if (rps == "") exit 1
-		printf "%d,%.2f,%.0f,%.1f,%.1f,%d,%d\n", req, rps, tps, p50, p99, errs, non2xx
-	}'
-}
 # h2load prints no percentiles: the mean time for a request stands in.
 parse_h2load() { # h2load output on stdin -> requests,rps,transfer_bps,mean_us,socket_errors,non2xx
 	awk '
@@ -645,61 +580,6 @@ parse_h2load() { # h2load output on stdin -> requests,rps,transfer_bps,mean_us,s
 	}'
 }
 
-# Other work on the machine (a build, a test run) disturbs a measurement. To
-# see it, snapshot the CPU time of every user process outside this script's
-# session before and after, and turn the difference into CPUs used by others.
-mysid=$(cut -d')' -f2- /proc/$$/stat | awk '{print $4}')
-hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
-snapshot() { # file: "pid ticks" of user processes outside this session
-	# Processes come and go while cat reads: ignore the ones that went.
-	{ cat /proc/[0-9]*/stat 2>/dev/null || true; } |
-		awk -v sid="$mysid" '{ pid = $1; sub(/^.*\) /, ""); if ($4 != sid && $4 != 0 && $2 != 2) print pid, $12 + $13 }' >"$1"
-}
-others() { # before after seconds: CPUs used by other processes in between
-	awk -v secs="$3" -v hz="$hz" 'NR == FNR { t[$1] = $2; next } { d += $2 - t[$1] } END { printf "%.2f\n", d / hz / secs }' "$1" "$2"
-}
-cpu_ticks() { # pid: its user and system time in clock ticks
-	cut -d')' -f2- "/proc/$1/stat" | awk '{ print $12 + $13 }'
-}
-cores() { # file: the cpu0 and cpu1 lines of /proc/stat
-	grep -E '^cpu[01] ' /proc/stat >"$1"
-}
-core_busy() { # before after: "server_core,client_core", each the share of the time it was not idle
-	awk 'NR == FNR { for (i = 2; i <= 9; i++) t0[$1] += $i; i0[$1] = $5 + $6; next }
-	{ t = 0; for (i = 2; i <= 9; i++) t += $i; d = t - t0[$1]; b[$1] = d > 0 ? 1 - ($5 + $6 - i0[$1]) / d : 0 }
-	END { printf "%.2f,%.2f", b["cpu0"], b["cpu1"] }' "$1" "$2"
-}
-# The load generator's own CPU time: bash's time keyword, for the command
-# and all it started (ip netns exec and taskset exec it in place).
-TIMEFORMAT='%3R %3U %3S'
-busy() { awk -v a="$1" -v b="$quiet" 'BEGIN { exit !(a > b) }'; }
-now() { date +%s.%N; }
-waited=0 # seconds spent waiting and repeating, against $budget
-wait_quiet() { # until other processes use less than $quiet CPUs, for $maxwait s at most
-	local o t0 t1 first=true
-	t0=$(date +%s)
-	[ "$waited" -lt "$budget" ] || return 0
-	while :; do
-		snapshot "$tmp/q0"
-		t1=$(now)
-		sleep 0.3
-		snapshot "$tmp/q1"
-		o=$(others "$tmp/q0" "$tmp/q1" "$(awk -v a="$t1" -v b="$(now)" 'BEGIN { print b - a }')")
-		if ! busy "$o"; then
-			waited=$((waited + $(date +%s) - t0))
-			return 0
-		fi
-		if $first; then
-			log "other processes use $o CPUs; waiting for them to go quiet"
-			first=false
-		fi
-		if [ $(($(date +%s) - t0)) -ge "$maxwait" ] || [ $((waited + $(date +%s) - t0)) -ge "$budget" ]; then
-			waited=$((waited + $(date +%s) - t0))
-			log "still busy; measuring anyway (waited $waited s of $budget s in all)"
-			return 0
-		fi
-	done
-}
 # load_test server net what parser warmup command...: one measurement, the
 # load generator's command run on the net's path and its output read by
 # parser (parse_wrk or parse_h2load), repeated while other processes disturb
@@ -777,14 +657,6 @@ load_test() {
 	busy01=$(core_busy "$tmp/k0" "$tmp/k1")
 	log "$what: $(cut -d, -f2 <<<"$res") req/s, client CPU $share%$( [ "$share" -lt 95 ] || echo ' (client-bound)')$(busy "$other" && echo " (disturbed: others used $other CPUs)")"
 }
-rotated() { # run item...: the items, starting at a place that moves on each run,
-	# so that no server is always measured first or right after another
-	local run=$1 i
-	shift
-	for i in $(seq 0 $(($# - 1))); do
-		echo "${@:$(((i + run - 1) % $# + 1)):1}"
-	done
-}
 measure() { # server size mode run net level
 	local srv=$1 s=$2 mode=$3 run=$4 net=$5 level=$6 c hdr=()
 	c=$(conns_for "$s" "$level")
@@ -829,13 +701,7 @@ cmeasure() { # server:encoding run
 }
 
 common_meta() {
-	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "commit: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- . ':!bench/results' 2>/dev/null || echo ' (modified)')"
-	echo "cpu: $({ lscpu 2>/dev/null || true; } | sed -nE 's/^Model name:[[:space:]]*//p' | head -1), $(nproc) CPUs"
-	echo "kernel: $(uname -sr)"
-	echo "go: $(go version | cut -d' ' -f3-)"
-	echo "wrk: $({ wrk -v 2>&1 || true; } | head -1 | cut -d' ' -f1-2)" # wrk -v exits 1
-	echo "nginx: $(nginx -v 2>&1 | cut -d/ -f2)"
+	machine_meta
 	echo "runs: $runs"
 	echo "duration: $duration"
 }

@@ -132,6 +132,9 @@ func pathKey(size, proto string) string {
 	return size + " " + proto
 }
 
+// errNoResults: a raw directory holds none of run.sh's scenarios.
+var errNoResults = errors.New("no results.csv, tls.csv or compress.csv")
+
 // load reads results.csv, paths.csv and meta.txt (the files scenario),
 // tls.csv, tls-paths.csv and tls-meta.txt (the tls scenario), and
 // compress.csv and compress-meta.txt (the compress scenario) from dir; one
@@ -154,7 +157,7 @@ func load(dir string) (*data, error) {
 	}
 	if d == nil {
 		if c == nil && t == nil {
-			return nil, fmt.Errorf("no results.csv, tls.csv or compress.csv in %s", dir)
+			return nil, fmt.Errorf("%w in %s", errNoResults, dir)
 		}
 		d = build(nil)
 	}

@@ -17,10 +17,15 @@
 // scenario's measurements; results.md then has a section for them. Any two
 // of results.csv, tls.csv and compress.csv may be missing, not all three;
 // with compress.csv alone there is no summary and there are no charts.
+//
+// raw/site-SET.csv and raw/site-SET-meta.txt (bench/site.sh, one pair per
+// file set) become site.md, on its own; with -site, site.md is all it
+// writes, and without those files nothing else is needed.
 package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -29,16 +34,33 @@ import (
 
 func main() {
 	raw := flag.String("raw", "bench/results/raw", "directory holding results.csv, tls.csv, compress.csv and their paths and meta files")
-	out := flag.String("out", "bench/results", "directory to write results.md, summary.md, throughput.svg and requests.svg to")
+	out := flag.String("out", "bench/results", "directory to write results.md, summary.md, throughput.svg, requests.svg and site.md to")
+	site := flag.Bool("site", false, "write site.md only, from raw/site-*.csv")
 	flag.Parse()
-	if err := run(*raw, *out); err != nil {
+	f := run
+	if *site {
+		f = runSite
+	}
+	if err := f(*raw, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
 	}
 }
 
 func run(raw, out string) error {
+	sets, err := loadSite(raw)
+	if err != nil {
+		return err
+	}
+	if sets != nil {
+		if err := writeSiteFile(out, sets); err != nil {
+			return err
+		}
+	}
 	d, err := load(raw)
+	if errors.Is(err, errNoResults) && sets != nil {
+		return nil // the site benchmark's results alone
+	}
 	if err != nil {
 		return err
 	}
@@ -64,4 +86,16 @@ func run(raw, out string) error {
 		}
 	}
 	return nil
+}
+
+// runSite writes site.md alone.
+func runSite(raw, out string) error {
+	sets, err := loadSite(raw)
+	if err != nil {
+		return err
+	}
+	if sets == nil {
+		return fmt.Errorf("no site-*.csv in %s", raw)
+	}
+	return writeSiteFile(out, sets)
 }

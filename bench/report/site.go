@@ -1,0 +1,463 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The site benchmark (bench/site.sh): a SPECweb99-style file set per
+// raw/site-SET.csv and raw/site-SET-meta.txt, each server replaying the
+// same request list with wrk, at a few connection levels.
+
+// siteSets are the sets in the order site.md shows them; others follow by
+// name.
+var siteSets = []string{"fits", "spills", "media"}
+
+// siteServers are the servers in the order the tables show them.
+var siteServers = []string{"jaws", "jaws-bare", "stdlib", "ceiling", "nginx"}
+
+// sitePeers are the servers jaws's requests/s are divided by.
+var sitePeers = []string{"stdlib", "nginx", "ceiling"}
+
+// siteKey is one cell of a set: a server at a connection level.
+type siteKey struct {
+	server string
+	level  int
+}
+
+// siteCell is every round of one cell, each slice sorted.
+type siteCell struct {
+	cell                 // rps, cpuUS (user + system), client, core, conns
+	user, sys []float64  // server CPU µs per response
+	mbps      []float64  // file bytes per second, in MB/s (10^6)
+	p50, p99  []float64  // µs
+	hit       []float64  // jaws: cache hits / (hits + misses)
+	evict     []float64  // jaws: evictions per second
+	held      []float64  // jaws: CacheBytes after the run
+	jaws      bool       // the counters were read
+	sockErr   int64      // wrk's socket errors, all rounds
+	non2xx    int64      // wrk's error statuses, all rounds (site.sh fails on any)
+	most      float64    // the most CPUs other processes used in a round
+	retried   int        // rounds repeated for being disturbed
+	samples   int        // rounds
+	paths     [3]float64 // jaws: memory, zero-copy, fallback responses, all rounds
+}
+
+// siteSet is one set's results.
+type siteSet struct {
+	name    string
+	meta    [][2]string
+	levels  []int
+	servers []string
+	cells   map[siteKey]*siteCell
+	rounds  int
+	others  []float64
+	quiet   float64
+}
+
+func (s *siteSet) cell(server string, level int) *siteCell {
+	return s.cells[siteKey{server, level}]
+}
+
+// metaValue is the value of the first meta line with key k, or "".
+func (s *siteSet) metaValue(k string) string {
+	for _, kv := range s.meta {
+		if kv[0] == k {
+			return kv[1]
+		}
+	}
+	return ""
+}
+
+// loadSite reads every raw/site-SET.csv of dir (and its meta file), in
+// siteSets' order; nil and no error when there is none.
+func loadSite(dir string) ([]*siteSet, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "site-*.csv"))
+	if err != nil {
+		return nil, err
+	}
+	var out []*siteSet
+	for _, name := range names {
+		set := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(name), "site-"), ".csv")
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		s, err := parseSite(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Base(name), err)
+		}
+		s.name = set
+		if f, err := os.Open(filepath.Join(dir, "site-"+set+"-meta.txt")); err == nil {
+			s.meta, err = parseMeta(f)
+			f.Close()
+			if err != nil {
+				return nil, fmt.Errorf("site-%s-meta.txt: %w", set, err)
+			}
+			s.quiet, _ = strconv.ParseFloat(s.metaValue("quiet"), 64)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	slices.SortStableFunc(out, func(a, b *siteSet) int {
+		if c := rank(siteSets, a.name) - rank(siteSets, b.name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	return out, nil
+}
+
+// parseSite reads the CSV site.sh writes for one set, finding columns by
+// name.
+func parseSite(r io.Reader) (*siteSet, error) {
+	t, err := readTable(r, "run", "server", "conns_level", "conns", "requests", "rps")
+	if err != nil {
+		return nil, err
+	}
+	s := &siteSet{cells: map[siteKey]*siteCell{}}
+	servers := map[string]bool{}
+	for n := range t.rows {
+		v, err := t.nums(n, "run", "conns_level", "conns", "duration_s", "start", "requests", "rps", "p50_us", "p99_us",
+			"socket_errors", "non2xx", "made", "made_bytes", "other_cpus", "retries", "server_user_s", "server_sys_s",
+			"client_cpu_s", "client_wall_s", "server_core_busy")
+		if err != nil {
+			return nil, err
+		}
+		k := siteKey{t.str(n, "server"), int(v["conns_level"])}
+		c := s.cells[k]
+		if c == nil {
+			c = &siteCell{}
+			s.cells[k] = c
+			servers[k.server] = true
+			if !slices.Contains(s.levels, k.level) {
+				s.levels = append(s.levels, k.level)
+			}
+		}
+		c.samples++
+		c.rps = append(c.rps, v["rps"])
+		c.conns = max(c.conns, int(v["conns"]))
+		c.p50 = append(c.p50, v["p50_us"])
+		c.p99 = append(c.p99, v["p99_us"])
+		c.sockErr += int64(v["socket_errors"])
+		c.non2xx += int64(v["non2xx"])
+		c.errors += int64(v["socket_errors"] + v["non2xx"])
+		c.most = max(c.most, v["other_cpus"])
+		c.retried += min(int(v["retries"]), 1)
+		s.others = append(s.others, v["other_cpus"])
+		// Per response: over the requests made, which the server
+		// answered (jaws's lookups match them), not only those wrk
+		// counted before it stopped: at 1000 connections the ones in
+		// flight are a good part of a short run.
+		req := v["requests"]
+		if v["made"] > 0 {
+			req = v["made"]
+		}
+		if req > 0 {
+			c.user = append(c.user, v["server_user_s"]/req*1e6)
+			c.sys = append(c.sys, v["server_sys_s"]/req*1e6)
+			c.cpuUS = append(c.cpuUS, (v["server_user_s"]+v["server_sys_s"])/req*1e6)
+		}
+		if v["made"] > 0 {
+			c.mbps = append(c.mbps, v["rps"]*v["made_bytes"]/v["made"]/1e6)
+		}
+		if v["client_wall_s"] > 0 {
+			c.client = append(c.client, v["client_cpu_s"]/v["client_wall_s"])
+		}
+		if _, ok := t.col["server_core_busy"]; ok {
+			c.core = append(c.core, v["server_core_busy"])
+		}
+		if t.strOr(n, "jaws_hits", "") != "" {
+			j, err := t.nums(n, "jaws_hits", "jaws_misses", "jaws_evictions", "jaws_cache_bytes", "jaws_memory", "jaws_zerocopy", "jaws_fallback")
+			if err != nil {
+				return nil, err
+			}
+			c.jaws = true
+			if l := j["jaws_hits"] + j["jaws_misses"]; l > 0 {
+				c.hit = append(c.hit, j["jaws_hits"]/l)
+			}
+			if v["client_wall_s"] > 0 {
+				c.evict = append(c.evict, j["jaws_evictions"]/v["client_wall_s"])
+			}
+			c.held = append(c.held, j["jaws_cache_bytes"])
+			c.paths[0] += j["jaws_memory"]
+			c.paths[1] += j["jaws_zerocopy"]
+			c.paths[2] += j["jaws_fallback"]
+		}
+		s.rounds = max(s.rounds, int(v["run"]))
+	}
+	for _, c := range s.cells {
+		for _, v := range [][]float64{c.rps, c.cpuUS, c.client, c.core, c.user, c.sys, c.mbps, c.p50, c.p99, c.hit, c.evict, c.held} {
+			slices.Sort(v)
+		}
+	}
+	slices.Sort(s.levels)
+	s.servers = ordered(siteServers, servers)
+	return s, nil
+}
+
+// ratio is a's median requests/s over b's at a level, marked by which of
+// the two was client-bound, as the files scenario's tables do: "≥" a's
+// (it may be faster), "≤" b's, "~" both.
+func (s *siteSet) ratio(a, b string, level int) string {
+	x, y := s.cell(a, level), s.cell(b, level)
+	if x == nil || y == nil {
+		return "-"
+	}
+	r := ratio(x.median() / y.median())
+	switch xb, yb := x.clientBound(), y.clientBound(); {
+	case xb && yb:
+		return "~" + r
+	case xb:
+		return "≥" + r
+	case yb:
+		return "≤" + r
+	}
+	return r
+}
+
+// latency writes µs as µs or ms.
+func latency(us float64) string {
+	switch {
+	case math.IsNaN(us):
+		return "-"
+	case us >= 1e6:
+		return fmt.Sprintf("%.2f s", us/1e6)
+	case us >= 1000:
+		return fmt.Sprintf("%.1f ms", us/1000)
+	}
+	return fmt.Sprintf("%.0f µs", us)
+}
+
+// writeSite writes site.md.
+func writeSite(w io.Writer, sets []*siteSet) error {
+	var b strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	p("# Site benchmark results\n\n")
+	p("Written by `bench/site.sh` (through `bench/report`); see \"The site benchmark\" in `bench/README.md` for the sets, the request lists and how they are replayed. ")
+	p("Each server replays the same request list (SPECweb99's classes, Zipf popularity; `bench/siteset`) with `wrk -t1` and `bench/site.lua`, server on CPU 0 with `GOMAXPROCS=1`, wrk on CPU 1; in a round every server starts at the same place in the list. ")
+	p("Each figure is the median of a set's rounds; `±` is the range of requests/s over the rounds, (max − min) / median. ")
+	p("\"(client-bound)\": wrk used ≥ %.0f%% of its core (median of the rounds), so the figure tells how fast the client went; a ratio is marked `≥` when jaws's cell was client-bound (jaws may be faster), `≤` when the peer's was, `~` when both were. ", clientBound*100)
+	p("MB/s counts file bytes (the bytes of the files the requests asked for), not headers. ")
+	p("Server CPU is its user and system time over the requests made (those wrk counted and those in flight when it stopped). ")
+	p("Hit ratio and evictions are jaws's own counters (`jaws.Stats` from `/debug/jaws`, read before and after each run): the example serves them on its router, `jaws-bare` on a listener of its own.\n\n")
+	for _, s := range sets {
+		writeSiteSet(&b, s)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeSiteSet(b *strings.Builder, s *siteSet) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	title := s.name
+	if files, bytes := s.metaValue("set files"), s.metaValue("set bytes"); files != "" {
+		if _, l, ok := strings.Cut(bytes, "("); ok {
+			bytes = strings.TrimSuffix(l, ")")
+		}
+		title += fmt.Sprintf(": %s files, %s", files, bytes)
+	}
+	p("## %s\n\n", title)
+	listed := false
+	for _, k := range []string{"set layout", "set requested files", "set requested bytes", "set mean response", "set class shares",
+		"set requests", "set seed", "set list sha256", "date", "commit", "cpu", "kernel", "go", "wrk", "nginx", "rounds", "duration", "warm-up", "connections", "load before", "load after"} {
+		if v := s.metaValue(k); v != "" {
+			p("- %s: %s\n", strings.TrimPrefix(k, "set "), v)
+			listed = true
+		}
+	}
+	if listed {
+		p("\n")
+	}
+
+	subject := "jaws"
+	if s.cell("jaws", s.levels[0]) == nil {
+		subject = "jaws-bare"
+	}
+	var subjects []string
+	for _, x := range []string{"jaws", "jaws-bare"} {
+		if slices.Contains(s.servers, x) {
+			subjects = append(subjects, x)
+		}
+	}
+	var peers []string
+	for _, x := range sitePeers {
+		if slices.Contains(s.servers, x) {
+			peers = append(peers, x)
+		}
+	}
+	if len(subjects) > 0 && len(peers) > 0 {
+		head := []string{"connections", "`" + subject + "` requests/s"}
+		align := []string{"---:", "---:"}
+		for _, j := range subjects {
+			for _, peer := range peers {
+				head = append(head, fmt.Sprintf("`%s` ÷ `%s`", j, peer))
+				align = append(align, "---:")
+			}
+		}
+		row(b, head)
+		row(b, align)
+		for _, l := range s.levels {
+			cols := []string{s.levelLabel(l), s.rps(subject, l)}
+			for _, j := range subjects {
+				for _, peer := range peers {
+					cols = append(cols, s.ratio(j, peer, l))
+				}
+			}
+			row(b, cols)
+		}
+		p("\n")
+	}
+
+	for _, l := range s.levels {
+		p("### %s\n\n", s.levelLabel(l))
+		row(b, []string{"server", "requests/s", "MB/s", "p50", "p99", "server CPU µs/response (user + system)", "wrk CPU (server core)", "hit ratio", "evictions/s", "jaws cache held"})
+		row(b, []string{"---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"})
+		for _, srv := range s.servers {
+			c := s.cell(srv, l)
+			if c == nil {
+				continue
+			}
+			cpu := "-"
+			if len(c.cpuUS) > 0 {
+				cpu = fmt.Sprintf("%s (%s + %s)", micros(median(c.cpuUS)), micros(median(c.user)), micros(median(c.sys)))
+			}
+			client := "-"
+			if len(c.client) > 0 {
+				client = pct(median(c.client))
+				if c.clientBound() {
+					client = "**" + client + "**"
+				}
+				if len(c.core) > 0 {
+					client += " (" + pct(median(c.core)) + ")"
+				}
+			}
+			hit, evict, held := "", "", ""
+			if c.jaws {
+				hit, evict, held = hitRatio(median(c.hit)), rate(median(c.evict)), mib(median(c.held))
+			}
+			row(b, []string{"`" + srv + "`", s.rps(srv, l), micros(median(c.mbps)), latency(median(c.p50)), latency(median(c.p99)),
+				cpu, client, hit, evict, held})
+		}
+		p("\n")
+	}
+
+	// jaws's transfer paths, from its counters.
+	for _, srv := range subjects {
+		var n [3]float64
+		for _, l := range s.levels {
+			if c := s.cell(srv, l); c != nil {
+				for i := range n {
+					n[i] += c.paths[i]
+				}
+			}
+		}
+		if all := n[0] + n[1] + n[2]; all > 0 {
+			p("`%s`'s responses by transfer path, all rounds and levels: memory %s, zero-copy %s, fallback %s.\n\n",
+				srv, hitRatio(n[0]/all), hitRatio(n[1]/all), hitRatio(n[2]/all))
+		}
+	}
+
+	var mem []string
+	for _, srv := range s.servers {
+		if v := s.metaValue(srv + " memory"); v != "" {
+			mem = append(mem, fmt.Sprintf("`%s` %s", srv, v))
+		}
+	}
+	if len(mem) > 0 {
+		p("Memory: %s.\n\n", strings.Join(mem, "; "))
+	}
+
+	var errs []string
+	worst := 0.0
+	retried := 0
+	for _, srv := range s.servers {
+		for _, l := range s.levels {
+			c := s.cell(srv, l)
+			if c == nil {
+				continue
+			}
+			if c.sockErr > 0 || c.non2xx > 0 {
+				errs = append(errs, fmt.Sprintf("`%s` at %d: %d socket errors, %d error statuses", srv, l, c.sockErr, c.non2xx))
+			}
+			worst = max(worst, c.most)
+			retried += c.retried
+		}
+	}
+	if len(errs) > 0 {
+		p("**wrk counted errors**: %s.\n\n", strings.Join(errs, "; "))
+	} else {
+		p("No socket errors, no error statuses (site.sh fails on any status of 400 or more, and checks every file of the set once before measuring).\n\n")
+	}
+	p("The most other processes used during any of the %d measurements: %.2f CPUs", len(s.others), worst)
+	if s.quiet > 0 {
+		n := 0
+		for _, o := range s.others {
+			if o > s.quiet {
+				n++
+			}
+		}
+		p("; %d were repeated for it, %d kept more than %.2f", retried, n, s.quiet)
+	}
+	p(".\n\n")
+}
+
+// levelLabel names a level, with the connections used when fewer.
+func (s *siteSet) levelLabel(l int) string {
+	used := 0
+	for _, srv := range s.servers {
+		if c := s.cell(srv, l); c != nil {
+			used = max(used, c.conns)
+		}
+	}
+	if used > 0 && used != l {
+		return fmt.Sprintf("%d connections (level %d)", used, l)
+	}
+	return fmt.Sprintf("%d connections", l)
+}
+
+// rps is a cell's median requests/s, its spread and its client-bound mark.
+func (s *siteSet) rps(server string, level int) string {
+	c := s.cell(server, level)
+	if c == nil {
+		return "-"
+	}
+	v := fmt.Sprintf("%s ±%s", rate(c.median()), pct(c.spread()))
+	if c.clientBound() {
+		v += " (client-bound)"
+	}
+	return v
+}
+
+// hitRatio writes a share with one decimal: 99.5%.
+func hitRatio(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", v*100)
+}
+
+func mib(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f MiB", v/(1<<20))
+}
+
+// writeSiteFile writes out/site.md from sets.
+func writeSiteFile(out string, sets []*siteSet) error {
+	var b strings.Builder
+	if err := writeSite(&b, sets); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(out, "site.md"), []byte(b.String()), 0o644)
+}

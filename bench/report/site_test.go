@@ -1,0 +1,79 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// testdata/site holds the site benchmark's results with round numbers:
+// fits at 32 and 1000 connections (three rounds; nginx client-bound at
+// 1000), media at one level of 4 connections (one round, socket errors).
+func TestSite(t *testing.T) {
+	out := t.TempDir()
+	if err := run("testdata/site", out); err != nil {
+		t.Fatal(err)
+	}
+	md := read(t, filepath.Join(out, "site.md"))
+	for _, tc := range []struct{ name, want string }{
+		{"title from the meta file", "## fits: 288 files, 39.1 MiB"},
+		{"set described", "- layout: 8 directories of 36 files"},
+		// jaws 30k/31k/32k: median 31k, range 2k; stdlib 20k, nginx 62k,
+		// ceiling 31k; jaws-bare 33k.
+		{"ratios at 32", "| 32 connections | 31.0k ±6% | 1.55× | 0.50× | 1.00× | 1.65× | 0.53× | 1.06× |"},
+		// nginx client-bound at 1000: ratios over it are upper bounds.
+		{"client-bound peer", "| 1000 connections | 20.0k ±0% | 2.00× | ≤0.50× | 0.80× | 2.20× | ≤0.55× | 0.88× |"},
+		// 31k/s × 15,000 bytes (made_bytes over made); 10 µs user and
+		// 10 µs system per request made; wrk 2.5 s of 5; 990 hits of
+		// 1000; 50 evictions in 5 s; 8 MiB held.
+		{"jaws's row", "| `jaws` | 31.0k ±6% | 465 | 800 µs | 2.5 ms | 20.0 (10.0 + 10.0) | 50% (100%) | 99.0% | 10.0 | 8.0 MiB |"},
+		{"client-bound row", "| `nginx` | 40.0k ±0% (client-bound) | 600 | 40.0 ms | 1.20 s | 20.0 (10.0 + 10.0) | **97%** (100%) |  |  |  |"},
+		{"transfer paths", "`jaws`'s responses by transfer path, all rounds and levels: memory 90.0%, zero-copy 1.0%, fallback 9.0%."},
+		{"memory", "Memory: `ceiling` peak rss 96256 KiB, started in 0.4 s."},
+		{"no errors in fits", "No socket errors, no error statuses"},
+		{"fewer connections than the level", "### 4 connections (level 32)"},
+		{"media's errors", "**wrk counted errors**: `jaws` at 32: 2 socket errors, 0 error statuses."},
+		{"repeated", "0 were repeated for it, 0 kept more than 0.10"},
+	} {
+		if !strings.Contains(md, tc.want) {
+			t.Errorf("%s: site.md lacks %q", tc.name, tc.want)
+		}
+	}
+	if i, j := strings.Index(md, "## fits"), strings.Index(md, "## media"); i < 0 || j < i {
+		t.Error("the sets are not in the order fits, media")
+	}
+	// The site benchmark alone: no results.md.
+	if _, err := os.Stat(filepath.Join(out, "results.md")); err == nil {
+		t.Error("results.md written from the site benchmark's results alone")
+	}
+}
+
+func TestSiteOnly(t *testing.T) {
+	for _, tc := range []struct {
+		name, raw string
+		wantErr   bool
+	}{
+		{"site results", "testdata/site", false},
+		{"run.sh's results only", "testdata/raw", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			err := runSite(tc.raw, out)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("runSite: %v, want an error: %v", err, tc.wantErr)
+			}
+			if _, err := os.Stat(filepath.Join(out, "results.md")); err == nil {
+				t.Error("-site wrote results.md")
+			}
+		})
+	}
+	// run.sh's results: no site.md.
+	out := t.TempDir()
+	if err := run("testdata/raw", out); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "site.md")); err == nil {
+		t.Error("site.md written without site results")
+	}
+}

@@ -1,0 +1,460 @@
+#!/usr/bin/env bash
+# The site benchmark: a SPECweb99-style static site (thousands of files,
+# skewed popularity) served by jaws, jaws.New alone, http.FileServer, the
+# net/http ceiling and nginx, each replaying the same request list with wrk.
+# See bench/README.md, "The site benchmark".
+#
+#   bench/site.sh                # fits, spills, media; 5 rounds of 5 s at 32 and 1000 connections; writes bench/results/
+#   bench/site.sh -quick         # a smoke run: fits, one round of 2 s; results in a temporary directory
+#   bench/site.sh -sets fits -rounds 1 -conns 32
+#   bench/site.sh -dir /var/tmp/sets   # keep the generated sets there, for the next run
+#
+# Every server runs with one thread on CPU 0 (GOMAXPROCS=1, nginx with one
+# worker process) and wrk with one thread on CPU 1, as in bench/run.sh.
+set -Eeuo pipefail # -E: the ERR trap below reports failures inside functions too
+
+usage() {
+	cat <<'EOF'
+usage: bench/site.sh [-quick] [-sets LIST] [-rounds N] [-duration D] [-warmup D]
+                     [-conns LIST] [-servers LIST] [-bigconns N] [-inflight SIZE]
+                     [-dir DIR] [-requests N] [-seed N]
+                     [-retries N] [-quiet CPUS] [-maxwait S] [-budget S] [-out DIR]
+
+  -quick          smoke run: the fits set, 1 round of 2s, output to a temp dir
+  -sets LIST      comma-separated subset of fits,spills,media (default all):
+                  fits    8 directories of 36 files (0.1 KiB to 900 KiB), 39 MiB
+                  spills  210 such directories, 1 GiB
+                  media   10 files of 5 to 50 MiB, uniform popularity
+  -rounds N       rounds; each measures every server once per level, and the
+                  report takes the median (default 5)
+  -duration D     one measurement, in seconds, e.g. 5s (default 5s)
+  -warmup D       each server replays the list this long before the first
+                  round, not recorded (default: -duration)
+  -conns LIST     connection counts (default 32,1000)
+  -servers LIST   comma-separated subset of jaws,jaws-bare,stdlib,ceiling,nginx
+                  (default all)
+  -bigconns N     connections for a set whose mean response is 10 MiB or more
+                  (media) at every level (default 4, or the level when lower)
+  -inflight SIZE  at most SIZE bytes of responses in flight: a level is cut to
+                  SIZE / the set's mean response connections (default 256M)
+  -dir DIR        write the sets into DIR and keep them; a set already there
+                  (same seed, same length of list) is used as it is (default:
+                  a temporary directory, removed at the end)
+  -requests N     paths in each request list (default 400000)
+  -seed N         seed of the files' bytes and of the lists' order (default 1)
+  -quiet CPUS     other processes using more CPU than this during a measurement
+                  disturb it (default 0.10: a tenth of one CPU)
+  -retries N      measure a disturbed cell again, at most N times (default 2)
+  -maxwait S      wait at most S seconds for other processes to go quiet before
+                  a measurement (default 60)
+  -budget S       wait and repeat for S seconds in all, then measure as it comes
+                  (default 600)
+  -out DIR        where site.md and raw/site-SET.csv go (default bench/results)
+EOF
+}
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+repo=$(pwd)
+. bench/lib.sh # log, die, bytes_of, parse_wrk, wait_quiet, rotated, ...
+
+sets=fits,spills,media
+sets_given=false
+rounds=5
+duration=5s
+warmup=
+conns=32,1000
+servers=jaws,jaws-bare,stdlib,ceiling,nginx
+bigconns=4
+inflight=256M
+dir=
+requests=400000
+seed=1
+retries=2
+quiet=0.10
+maxwait=60
+budget=600
+out=
+quick=false
+while [ $# -gt 0 ]; do
+	case $1 in
+	-quick) quick=true ;;
+	-sets) sets=$2 sets_given=true; shift ;;
+	-rounds) rounds=$2; shift ;;
+	-duration) duration=$2; shift ;;
+	-warmup) warmup=$2; shift ;;
+	-conns) conns=$2; shift ;;
+	-servers) servers=$2; shift ;;
+	-bigconns) bigconns=$2; shift ;;
+	-inflight) inflight=$2; shift ;;
+	-dir) dir=$2; shift ;;
+	-requests) requests=$2; shift ;;
+	-seed) seed=$2; shift ;;
+	-retries) retries=$2; shift ;;
+	-quiet) quiet=$2; shift ;;
+	-maxwait) maxwait=$2; shift ;;
+	-budget) budget=$2; shift ;;
+	-out) out=$2; shift ;;
+	-h | -help | --help) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+	shift
+done
+if $quick; then
+	rounds=1 duration=2s
+	$sets_given || sets=fits
+	[ -n "$out" ] || out=${TMPDIR:-/tmp}/jaws-site-quick
+fi
+[ -n "$out" ] || out=$repo/bench/results
+[ -n "$warmup" ] || warmup=$duration
+trap 'log "error: line $LINENO: $BASH_COMMAND failed"' ERR
+
+[[ $duration =~ ^[1-9][0-9]*s$ ]] || die "-duration $duration: want whole seconds, e.g. 5s"
+[[ $warmup =~ ^[0-9]+s$ ]] || die "-warmup $warmup: want whole seconds, e.g. 5s"
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "-rounds $rounds: want a number"
+IFS=, read -r -a set_list <<<"$sets"
+IFS=, read -r -a conns_list <<<"$conns"
+IFS=, read -r -a server_list <<<"$servers"
+for s in "${set_list[@]}"; do
+	case $s in fits | spills | media) ;; *) die "unknown set $s (want fits, spills or media)" ;; esac
+done
+for s in "${server_list[@]}"; do
+	case $s in jaws | jaws-bare | stdlib | ceiling | nginx) ;; *) die "unknown server $s (want jaws, jaws-bare, stdlib, ceiling or nginx)" ;; esac
+done
+maxconns=0
+for c in "${conns_list[@]}"; do
+	[[ $c =~ ^[1-9][0-9]*$ ]] || die "-conns: $c is not a number of connections"
+	[ "$c" -le "$maxconns" ] || maxconns=$c
+done
+
+# --- tools -------------------------------------------------------------------
+need=()
+command -v wrk >/dev/null || need+=(wrk)
+command -v nginx >/dev/null || need+=(nginx-light)
+command -v taskset >/dev/null || need+=(util-linux)
+command -v curl >/dev/null || need+=(curl)
+install_tools "${need[@]}"
+command -v go >/dev/null || die "go is not installed"
+[ "$(nproc)" -ge 2 ] || log "warning: fewer than 2 CPUs; server and wrk will share one"
+want_fds=$((2 * maxconns + 1024))
+raise_nofile "$want_fds" "$maxconns"
+
+# --- build -------------------------------------------------------------------
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/jaws-site.XXXXXX")
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+[ -n "$dir" ] || dir=$tmp/sets
+mkdir -p "$dir" "$out/raw"
+
+log "building into $tmp/bin"
+mkdir -p "$tmp/bin"
+go build -o "$tmp/bin/example" ./example
+go build -o "$tmp/bin/peers" ./bench/peers
+go build -o "$tmp/bin/report" ./bench/report
+go build -o "$tmp/bin/siteset" ./bench/siteset
+
+# --- servers -----------------------------------------------------------------
+srvhost=127.0.0.1
+lg() { taskset -c 1 "$@"; } # command...: the load generator, on CPU 1
+declare -A url spid surl started
+# wait_url name logfile probe: the URL the server printed, once it answers
+# for the path probe. The ceiling reads the whole set first: a minute at most.
+wait_url() {
+	local name=$1 logf=$2 probe=$3 u=
+	for _ in $(seq 1200); do
+		u=${u:-$(grep -oE 'https?://[0-9.:]+/' "$logf" | head -1 || true)}
+		if [ -n "$u" ] && curl -fs -o /dev/null "$u${probe#/}"; then
+			echo "$u"
+			return
+		fi
+		kill -0 "${spid[$name]}" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$logf" >&2
+	die "$name did not start"
+}
+start_go() { # name probe binary args...
+	local name=$1 probe=$2 logf=$tmp/$1.log
+	shift 2
+	GOMAXPROCS=1 taskset -c 0 "$@" >"$logf" 2>&1 &
+	pids+=($!)
+	spid[$name]=$!
+	url[$name]=$(wait_url "$name" "$logf" "$probe")
+}
+worker_conns=$((2 * maxconns > 4096 ? 2 * maxconns : 4096))
+start_nginx() { # name probe root
+	local name=$1 probe=$2 root=$3 p=$tmp/$1 port logf=$tmp/$1.log
+	port=$(free_port)
+	mkdir -p "$p/logs"
+	# As bench/run.sh's nginx, but for thousands of files: the open file
+	# cache holds 10,000 descriptors (and their stat results).
+	cat >"$p/nginx.conf" <<EOF
+daemon off;
+master_process off;
+worker_processes 1;
+worker_rlimit_nofile $want_fds;
+pid $p/nginx.pid;
+error_log $p/logs/error.log warn;
+events {
+    worker_connections $worker_conns;
+}
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    open_file_cache max=10000 inactive=60s;
+    open_file_cache_valid 60s;
+    keepalive_requests 1000000;
+    keepalive_timeout 120s;
+    default_type application/octet-stream;
+    client_body_temp_path $p/body;
+    proxy_temp_path $p/proxy;
+    fastcgi_temp_path $p/fastcgi;
+    uwsgi_temp_path $p/uwsgi;
+    scgi_temp_path $p/scgi;
+    server {
+        listen $srvhost:$port;
+        root $root;
+    }
+}
+EOF
+	echo "$name serving $root on http://$srvhost:$port/" >"$logf"
+	taskset -c 0 nginx -p "$p/" -c "$p/nginx.conf" -e "$p/logs/error.log" >>"$logf" 2>&1 &
+	pids+=($!)
+	spid[$name]=$!
+	url[$name]=$(wait_url "$name" "$logf" "$probe")
+}
+stop_servers() { # after a set: note each server's peak memory, then stop it
+	local srv p
+	for srv in "${server_list[@]}"; do
+		p=${spid[$srv]}
+		rss[$srv]=$(sed -nE 's/^VmHWM:[[:space:]]*([0-9]+) kB/\1/p' "/proc/$p/status" 2>/dev/null || echo 0)
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	pids=()
+}
+declare -A rss startsecs
+
+# jaws_counters server: "hits misses evictions cache_bytes memory zerocopy
+# fallback" from its /debug/jaws (jaws.Stats as JSON), or nothing.
+jaws_counters() {
+	[ -n "${surl[$1]:-}" ] || return 0
+	local j k v out=()
+	j=$(curl -fs "${surl[$1]}" | tr -d ' \n') || die "$1: cannot read ${surl[$1]}"
+	for k in CacheHits CacheMisses CacheEvictions CacheBytes 'Memory":\{"Responses' 'ZeroCopy":\{"Responses' 'Fallback":\{"Responses'; do
+		v=$(sed -nE "s/.*\"$k\":(-?[0-9]+).*/\1/p" <<<"$j")
+		[ -n "$v" ] || die "$1: no ${k%%\"*} in ${surl[$1]}"
+		out+=("$v")
+	done
+	echo "${out[*]}"
+}
+
+# --- measure -----------------------------------------------------------------
+# conns_for level: the connections a level is measured with for this set: at
+# most -inflight bytes of responses in flight (-bigconns for the media set),
+# as bench/run.sh does for large files.
+conns_for() {
+	local c=$1 cap
+	if [ "$mean" -ge $((10 << 20)) ]; then
+		cap=$bigconns
+	else
+		cap=$(($(bytes_of "$inflight") / mean))
+		[ "$cap" -ge 1 ] || cap=1
+	fi
+	[ "$c" -le "$cap" ] || c=$cap
+	echo "$c"
+}
+# replay server conns start seconds: one wrk run over the set's list from
+# start, in the background; sets wrkjob. Its output goes to $tmp/load.out,
+# its errors (and site.lua's "ready" line) to $tmp/load.err, bash's time
+# for it to $tmp/load.time.
+replay() {
+	local srv=$1 c=$2 start=$3 secs=$4 limit
+	limit=$((secs + 60))
+	: >"$tmp/load.err"
+	{ time lg timeout -k 5 "$limit" wrk -t1 -c"$c" -d"${secs}s" --timeout 30s --latency \
+		-s "$repo/bench/site.lua" "${url[$srv]}" -- "$list" "$start" 1 >"$tmp/load.out" 2>"$tmp/load.err"; } 2>"$tmp/load.time" &
+	wrkjob=$!
+}
+# ready: wait until site.lua has read the list (its "ready" line), or wrk
+# ended; prints the CPU seconds wrk had used by then.
+ready() {
+	local line
+	for _ in $(seq 3000); do
+		line=$(grep -m1 '^site: ready' "$tmp/load.err" || true)
+		if [ -n "$line" ]; then
+			sed -nE 's/.*, cpu ([0-9.]+) s$/\1/p' <<<"$line"
+			return
+		fi
+		kill -0 "$wrkjob" 2>/dev/null || break
+		sleep 0.01
+	done
+	echo 0
+}
+hung=0
+# measure server level run: one measurement, repeated while other processes
+# disturb it (see wait_quiet), appended to site-$set.csv.
+measure() {
+	local srv=$1 level=$2 run=$3 c start t0 t1 cpu0 rc wall cu cs share other busy01 res made mbytes j0 j1 jaws what serr non2xx
+	local -a c0 c1 a b
+	c=$(conns_for "$level")
+	start=$(((run - 1) * nreq / rounds))
+	what="run $run $set c$level $srv"
+	for attempt in $(seq 0 "$retries"); do
+		wait_quiet
+		j0=$(jaws_counters "$srv")
+		read -r -a c0 <<<"$(cpu_split "${spid[$srv]}")"
+		replay "$srv" "$c" "$start" "${duration%s}"
+		cpu0=$(ready)
+		t0=$(now)
+		snapshot "$tmp/s0"
+		cores "$tmp/k0"
+		rc=0
+		wait "$wrkjob" || rc=$?
+		t1=$(now)
+		cores "$tmp/k1"
+		snapshot "$tmp/s1"
+		read -r -a c1 <<<"$(cpu_split "${spid[$srv]}")"
+		j1=$(jaws_counters "$srv")
+		if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+			hung=$((hung + 1))
+			[ "$attempt" -lt "$retries" ] || die "$what: wrk did not finish, $((retries + 1)) times"
+			log "$what: wrk did not finish and was killed; again"
+			continue
+		fi
+		if [ "$rc" != 0 ]; then
+			cat "$tmp/load.out" "$tmp/load.err" >&2
+			die "$what: wrk failed (exit status $rc)"
+		fi
+		other=$(others "$tmp/s0" "$tmp/s1" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
+		if ! res=$(parse_wrk <"$tmp/load.out"); then
+			cat "$tmp/load.out" "$tmp/load.err" >&2
+			die "$what: could not parse wrk's output"
+		fi
+		busy "$other" || break
+		[ "$waited" -lt "$budget" ] || break
+		waited=$((waited + ${duration%s}))
+		[ "$attempt" -lt "$retries" ] && log "$what: disturbed (other processes used $other CPUs), again"
+	done
+	IFS=, read -r _ _ _ _ _ serr non2xx <<<"$res"
+	if [ "$non2xx" != 0 ]; then
+		cat "$tmp/load.out" >&2
+		die "$what: $srv answered $non2xx requests with an error status (wrk counts status 400 and up)"
+	fi
+	[ "$serr" = 0 ] || log "warning: $what: wrk counted $serr socket errors (connect, read, write, timeout)"
+	made= mbytes=
+	read -r made mbytes < <(sed -nE 's/^site: made ([0-9]+) bytes ([0-9]+)$/\1 \2/p' "$tmp/load.out") || true
+	[ -n "$made" ] || die "$what: site.lua printed no count"
+	read -r wall cu cs <"$tmp/load.time"
+	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+	cu=$(awk -v u="$cu" -v s="$cs" -v r="$cpu0" 'BEGIN { printf "%.3f", u + s - r }')
+	share=$(awk -v w="$wall" -v u="$cu" 'BEGIN { printf "%.0f", (w > 0 ? u / w * 100 : 0) }')
+	busy01=$(core_busy "$tmp/k0" "$tmp/k1")
+	jaws=,,,,,,
+	if [ -n "$j0" ]; then
+		read -r -a a <<<"$j0"
+		read -r -a b <<<"$j1"
+		jaws="$((b[0] - a[0])),$((b[1] - a[1])),$((b[2] - a[2])),${b[3]},$((b[4] - a[4])),$((b[5] - a[5])),$((b[6] - a[6]))"
+	fi
+	echo "$run,$set,$srv,$level,$c,${duration%s},$start,$res,$made,$mbytes,$other,$attempt,$(awk -v a="${c0[0]}" -v b="${c1[0]}" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }'),$(awk -v a="${c0[1]}" -v b="${c1[1]}" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }'),$cu,$wall,$busy01,$jaws" >>"$csv"
+	log "$what: $(cut -d, -f2 <<<"$res") req/s, wrk CPU $share%$([ "$share" -lt 95 ] || echo ' (client-bound)')$(
+		[ -z "$j0" ] || echo ", cache hits $((b[0] - a[0])) misses $((b[1] - a[1])) evictions $((b[2] - a[2]))"
+	)$(busy "$other" && echo " (disturbed: others used $other CPUs)")"
+}
+
+total=0
+for set in "${set_list[@]}"; do
+	sdir=$dir/$set
+	log "$set: writing the set into $sdir"
+	"$tmp/bin/siteset" -set "$set" -dir "$sdir" -seed "$seed" -requests "$requests" | sed -n 1p >&2
+	www=$sdir/www list=$sdir/requests.txt
+	mean=$(sed -nE 's/^mean response: ([0-9]+) bytes$/\1/p' "$sdir/siteset.txt")
+	nreq=$(wc -l <"$list")
+	probe=$(head -1 "$list" | cut -d' ' -f1)
+
+	for srv in "${server_list[@]}"; do
+		t=$(now)
+		case $srv in
+		# The example serves -root DIR at / (middleware.SPA) and its
+		# counters at /debug/jaws, on the same server.
+		jaws) start_go jaws "$probe" "$tmp/bin/example" -root "$www" -addr "$srvhost:0"
+			surl[jaws]=${url[jaws]}debug/jaws ;;
+		# Its counters on a listener of their own, as run.sh does.
+		jaws-bare)
+			start_go jaws-bare "$probe" "$tmp/bin/peers" -mode jaws -stats 127.0.0.1:0 -root "$www" -addr "$srvhost:0"
+			surl[jaws-bare]=$(grep -oE 'http://[0-9.:]+/debug/jaws' "$tmp/jaws-bare.log" | head -1) ;;
+		stdlib | ceiling) start_go "$srv" "$probe" "$tmp/bin/peers" -mode "$srv" -root "$www" -addr "$srvhost:0" ;;
+		nginx) start_nginx nginx "$probe" "$www" ;;
+		esac
+		startsecs[$srv]=$(awk -v a="$t" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+		log "$set: $srv on ${url[$srv]} (started in ${startsecs[$srv]} s)"
+	done
+	# Every server must answer every file of the set with its bytes.
+	for srv in "${server_list[@]}"; do
+		"$tmp/bin/siteset" -check "${url[$srv]}" -dir "$sdir" >&2 || die "$set: $srv does not serve the set right"
+	done
+
+	# The levels this set is measured at: each connection count once (the
+	# media set has the same few connections at every level).
+	levels=() seen=" "
+	for level in "${conns_list[@]}"; do
+		c=$(conns_for "$level")
+		[[ $seen == *" $c "* ]] && continue
+		seen+="$c "
+		levels+=("$level")
+	done
+	csv=$out/raw/site-$set.csv
+	meta=$out/raw/site-$set-meta.txt
+	{
+		machine_meta
+		echo "rounds: $rounds"
+		echo "duration: $duration"
+		echo "warm-up: $warmup per server, from the start of the list, not recorded"
+		echo "connections: $conns (at most $inflight of responses in flight; a mean response of 10 MiB or more: $bigconns)"
+		sed -E 's/^/set /' "$sdir/siteset.txt"
+		echo "nginx config: worker_processes 1; sendfile on; tcp_nopush on; open_file_cache max=10000 inactive=60s; open_file_cache_valid 60s; keepalive_requests 1000000"
+		echo "quiet: $quiet"
+		echo "retries: $retries"
+		echo "wait budget: $budget s"
+		echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	} >"$meta"
+	echo "run,set,server,conns_level,conns,duration_s,start,requests,rps,transfer_bps,p50_us,p99_us,socket_errors,non2xx,made,made_bytes,other_cpus,retries,server_user_s,server_sys_s,client_cpu_s,client_wall_s,server_core_busy,client_core_busy,jaws_hits,jaws_misses,jaws_evictions,jaws_cache_bytes,jaws_memory,jaws_zerocopy,jaws_fallback" >"$csv"
+
+	# Warm up each server: connections, heap, caches, and the page cache.
+	for srv in "${server_list[@]}"; do
+		[ "${warmup%s}" -gt 0 ] || break
+		replay "$srv" "$(conns_for "${levels[0]}")" 0 "${warmup%s}"
+		wait "$wrkjob" || log "warning: the warm-up of $srv failed or hung"
+	done
+	n=$((rounds * ${#levels[@]} * ${#server_list[@]}))
+	total=$((total + n))
+	log "$set: $rounds round(s) x ${#levels[@]} level(s) x ${#server_list[@]} servers = $n x $duration"
+	# Interleaved: every round measures all servers at a level back to
+	# back, in an order that rotates from round to round, all from the same
+	# place in the list (round r starts (r-1)/rounds of the way in).
+	for run in $(seq "$rounds"); do
+		for level in "${levels[@]}"; do
+			for srv in $(rotated "$run" "${server_list[@]}"); do
+				measure "$srv" "$level" "$run"
+			done
+		done
+	done
+	stop_servers
+	{
+		echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+		echo "waited for quiet: $waited s (all sets so far)"
+		echo "wrk killed and repeated: $hung (all sets so far)"
+		for srv in "${server_list[@]}"; do
+			echo "$srv memory: peak rss ${rss[$srv]} KiB, started in ${startsecs[$srv]} s"
+		done
+	} >>"$meta"
+done
+
+"$tmp/bin/report" -site -raw "$out/raw" -out "$out"
+log "results in $out/site.md"
