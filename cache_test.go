@@ -82,8 +82,8 @@ func TestCacheFreshness(t *testing.T) {
 		max  int64
 	}{{"memory", 0}, {"disk", -1}} {
 		for what, do := range change {
-			// -1: a stat per hit; 0: file system events, read once
-			// drainEvery has passed; an hour: trusted that long.
+			// -1: a stat per hit; 0: file system events, seen by the
+			// next request; an hour: trusted that long.
 			for _, revalidate := range []time.Duration{-1, 0, time.Hour} {
 				name := fmt.Sprintf("%s/%s/revalidate=%v", size.name, what, revalidate)
 				t.Run(name, func(t *testing.T) {

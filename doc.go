@@ -86,10 +86,13 @@
 // ("video.mp4.sha256", sha256sum's output, not older than the file) gives
 // such a file its content ETag after all, and a Repr-Digest field (RFC 9530).
 //
-// A cached file is confirmed unchanged before it is served: on Linux, by
-// file system events where they can be trusted, with no system call per
-// request; elsewhere by one stat per request (Options.Revalidate). The
-// repository's docs/freshness.md has the details.
+// Never stale: a request that starts after a change to a file completed sees
+// it. A cached file is confirmed unchanged before it is served: on Linux, by
+// file system events where they can vouch for it, at the cost of one
+// non-blocking epoll_wait per request; elsewhere by one stat per request
+// (Options.Revalidate trades this for a window). The root is the path, as
+// with http.Dir, followed when a deploy swaps it. The repository's
+// docs/freshness.md has the details.
 //
 // # Compression
 //

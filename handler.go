@@ -74,19 +74,22 @@ type Options struct {
 	// "bytes=-0" alone is unsatisfiable (416).
 	MaxRanges int
 
-	// Revalidate sets how a file held in memory is confirmed unchanged
-	// before it is served. 0 (the default): on Linux, by file system
-	// events (inotify) on local file systems, which cost no system call per
-	// request; a change is seen by every request that starts 1 ms after it.
-	// Where events cannot be had or trusted (other systems, NFS and other
-	// network or user-space file systems, a symbolic link on the file's
-	// path, events lost), by one stat per request, which sees a change by
-	// the very next request. Negative: that stat on every request, always.
-	// Positive: the file is served without any check for that long, in
-	// the manner of nginx's open_file_cache_valid. Files sent from disk are
-	// always checked, on the descriptor they are sent from, at no extra
-	// cost; zero-copy transfers, which share one descriptor, are checked as
-	// files in memory are.
+	// Revalidate sets how a cached file is confirmed unchanged before it
+	// is served. 0 (the default): never stale, by the cheapest means at
+	// hand: a request that starts after a change completed (the writer's
+	// system call returned) sees it. On Linux, on local file systems, by
+	// file system events (inotify), which cost one non-blocking
+	// epoll_wait per request; where events cannot vouch for a file (other
+	// systems, NFS and other network or user-space file systems, a
+	// symbolic link, hard link or mount point on its way, events lost), by
+	// one stat per request. Negative: that stat on every request, always.
+	// Positive: a file confirmed is served without any check for that
+	// long, in the manner of nginx's open_file_cache_valid; a change, a
+	// new release under a swapped root path included, may go unseen that
+	// long. Files sent from disk are always checked, on the descriptor
+	// they are sent from, at no extra cost (an fstat of the shared one for
+	// zero-copy), so no response sends one version's bytes under another's
+	// ETag.
 	Revalidate time.Duration
 
 	// NotFound answers the requests the handler has nothing for (missing or
@@ -220,9 +223,13 @@ type Handler struct {
 	closeErr  error
 }
 
-// New returns a Handler serving the directory root. No file outside root is
-// ever served: names are resolved through os.Root, so "..", symlinks leaving
-// the root and similar escapes fail. Symbolic links inside the root are
+// New returns a Handler serving the directory root. The root is the path,
+// as with http.Dir: when it comes to name another directory (a symlink
+// swapped to a new release, the directory renamed away and replaced,
+// deleted, recreated), the next request is served from what it names now,
+// while responses in flight finish from the old one. No file outside root
+// is ever served: names are resolved through os.Root, so "..", symlinks
+// leaving the root and similar escapes fail. Symbolic links inside the root are
 // followed, absolute ones too when their target lies under root's real path
 // (symlinks resolved here, once).
 func New(root string, opts Options) (*Handler, error) {
@@ -243,8 +250,16 @@ func New(root string, opts Options) (*Handler, error) {
 // copy on disk served from memory.
 //
 // Any other fs.FS (os.DirFS, os.Root.FS, fstest.MapFS, a zip archive) is
-// checked on every request as a directory is, so a changed file is seen by
-// the next request (Options.Revalidate relaxes it). Ranges work when its
+// checked by a stat on every request, so a changed file is seen by the next
+// request (Options.Revalidate relaxes it). A file whose FileInfo reports no
+// modification time (fstest.MapFS without ModTime, some archives and
+// overlays) can change keeping its size: one held in memory (up to
+// CacheMaxFileSize) is then compared byte for byte with the file on every
+// request; a larger one is sent without an ETag (as http.FileServer sends
+// none) and read anew by every GET, so what no request can see is the
+// change of a large file's bytes for a HEAD, which reports only its size.
+// The root of an fs.FS is the FS itself: a directory swapped under an
+// os.DirFS path is followed only by New. Ranges work when its
 // files implement io.ReaderAt or io.Seeker; otherwise Range is ignored and
 // the whole file is sent (RFC 9110 §14.2 allows it). Files that are
 // *os.File take the zero-copy path like a directory's.

@@ -189,7 +189,9 @@ func (s *store) confirm(e *entry) bool {
 	if !s.src.fresh(e, now) {
 		return false
 	}
-	e.checked.Store(now)
+	if s.cache.revalidate > 0 {
+		e.checked.Store(now) // read by trusted alone; a write per hit would bounce the entry between cores
+	}
 	return true
 }
 

@@ -19,12 +19,13 @@ import (
 // the way to the root path, whose changes may make the path name another
 // directory. It has no goroutine: every hit calls sync.
 type watcher struct {
-	fd       int // the inotify descriptor, non-blocking; -1 once closed
-	epoch    atomic.Uint64
-	broken   atomic.Bool
-	draining atomic.Bool // a sync is reading events it took off the queue
-	moved    atomic.Bool // an event on the root path's way: it may name another directory now
-	shards   []watchShard
+	fd        int // the inotify descriptor, non-blocking; -1 once closed
+	epoch     atomic.Uint64
+	broken    atomic.Bool
+	draining  atomic.Bool // a sync is reading events it took off the queue
+	moved     atomic.Bool // an event on the root path's way: it may name another directory now
+	shards    []watchShard
+	shardMask uint32
 
 	mu   sync.Mutex // guards what follows, and the reads of fd
 	buf  []byte
@@ -96,7 +97,11 @@ func newWatcher(t *tree) *watcher {
 	}
 	w := &watcher{fd: fd, buf: make([]byte, 16<<10),
 		byWd: make(map[int32]*watchedDir), path: make(map[int32][]string)}
-	w.shards = make([]watchShard, min(runtime.GOMAXPROCS(0), 16))
+	n := 1 // a power of two, about GOMAXPROCS, at most 16
+	for n < min(runtime.GOMAXPROCS(0), 16) {
+		n *= 2
+	}
+	w.shards, w.shardMask = make([]watchShard, n), uint32(n-1)
 	for i := range w.shards {
 		sh := &w.shards[i]
 		sh.ep, sh.mount = -1, -1
@@ -174,7 +179,7 @@ func (w *watcher) sync() bool {
 	if w.broken.Load() {
 		return false
 	}
-	sh := &w.shards[rand.IntN(len(w.shards))]
+	sh := &w.shards[rand.Uint32()&w.shardMask]
 	sh.mu.Lock()
 	if sh.ep < 0 {
 		sh.mu.Unlock()

@@ -3,12 +3,17 @@ package jaws
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -387,5 +392,167 @@ func TestEventsTokenDirs(t *testing.T) {
 	w.mu.Unlock()
 	if dirs != 3 {
 		t.Errorf("%d directories watched, want 3 (the root, a, a/b)", dirs)
+	}
+}
+
+// watchedInodes returns the inodes w watches, from the kernel's own account
+// of its inotify descriptor (/proc/self/fdinfo).
+func watchedInodes(t *testing.T, w *watcher) map[uint64]bool {
+	t.Helper()
+	w.mu.Lock()
+	fd := w.fd
+	w.mu.Unlock()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/self/fdinfo/%d", fd))
+	must(t, err)
+	inos := map[uint64]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, "inotify wd:") {
+			continue
+		}
+		for _, f := range strings.Fields(line) {
+			if v, ok := strings.CutPrefix(f, "ino:"); ok {
+				ino, err := strconv.ParseUint(v, 16, 64)
+				must(t, err)
+				inos[ino] = true
+			}
+		}
+	}
+	return inos
+}
+
+// dirInodes returns the inodes of dir and of every directory under it, and
+// of the directories on the way to it.
+func dirInodes(t *testing.T, dir string) map[uint64]bool {
+	t.Helper()
+	inos := map[uint64]bool{}
+	must(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			info, err := d.Info()
+			must(t, err)
+			inos[info.Sys().(*syscall.Stat_t).Ino] = true
+		}
+		return nil
+	}))
+	steps, _ := pathSteps(dir)
+	for _, s := range steps {
+		info, err := os.Stat(s.dir)
+		must(t, err)
+		inos[info.Sys().(*syscall.Stat_t).Ino] = true
+	}
+	return inos
+}
+
+// TestWatchesOnlyInsideRoot (SECURITY.md, "Watches"): 404s through links
+// that leave the root, to a sibling tree or up to the system's directories,
+// watch nothing; every watch is of a directory of the root's tree (or on
+// the way to it, for the root path itself), and found files add a watch per
+// directory, once.
+func TestWatchesOnlyInsideRoot(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	root, outside := filepath.Join(base, "root"), filepath.Join(base, "outside")
+	for i := range 64 {
+		must(t, os.MkdirAll(filepath.Join(outside, fmt.Sprintf("d%d", i)), 0o755))
+		must(t, os.WriteFile(filepath.Join(outside, fmt.Sprintf("d%d", i), "secret.txt"), []byte("secret"), 0o644))
+	}
+	must(t, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
+	must(t, os.WriteFile(filepath.Join(root, "sub", "f.txt"), []byte("f"), 0o644))
+	must(t, os.Symlink("../outside", filepath.Join(root, "up")))
+	must(t, os.Symlink("../../../../../../..", filepath.Join(root, "top")))
+	h := newTestHandler(t, root, Options{})
+	w := h.store.src.(*dirSource).watch
+	if w == nil {
+		t.Skip("no events here")
+	}
+	if c := get(h, "/sub/f.txt").Code; c != 200 {
+		t.Fatalf("/sub/f.txt: %d", c)
+	}
+	before := watchedInodes(t, w)
+	for i := range 3000 {
+		target := fmt.Sprintf("/up/d%d/secret.txt", i%64)
+		if i%2 == 1 {
+			target = []string{"/top/etc/passwd", "/top/usr/lib/", "/top/tmp/x", "/top/proc/self/environ"}[i%4/2*2+i%3%2] + fmt.Sprint(i)
+		}
+		if c := get(h, target).Code; c != 404 {
+			t.Fatalf("%s: %d, want 404", target, c)
+		}
+	}
+	after := watchedInodes(t, w)
+	if len(after) > len(before) {
+		t.Errorf("%d watches after 3000 404s through escaping links, %d before", len(after), len(before))
+	}
+	inside := dirInodes(t, root)
+	for ino := range after {
+		if !inside[ino] {
+			t.Errorf("a watch on inode %d, outside the root and off its way", ino)
+		}
+	}
+}
+
+// TestLinkLoop404sKeepNothing (SECURITY.md, "Bounded memory"): with links
+// to the root's own directory (mirrors ship "ubuntu -> ."), every distinct
+// path through them is another name, and 3000 404s for such names keep no
+// memory: nothing is cached, watched or remembered for a name not found.
+func TestLinkLoop404sKeepNothing(t *testing.T) {
+	// Not parallel: it measures the heap.
+	root := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(root, "f.txt"), []byte("f"), 0o644))
+	must(t, os.Symlink(".", filepath.Join(root, "a")))
+	must(t, os.Symlink(".", filepath.Join(root, "b")))
+	h := newTestHandler(t, root, Options{})
+	get(h, "/a/b/f.txt")
+	names := func(seed, n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			var b strings.Builder
+			for j, x := 0, seed*n+i; j < 12; j, x = j+1, x/2 {
+				b.WriteString([]string{"/a", "/b"}[x%2])
+			}
+			fmt.Fprintf(&b, "/missing-%d", seed*n+i)
+			out[i] = b.String()
+		}
+		return out
+	}
+	flood := func(targets []string) {
+		for _, target := range targets {
+			if c := get(h, target).Code; c != 404 {
+				t.Fatalf("%s: %d, want 404", target, c)
+			}
+		}
+	}
+	// The tests' own hooks remember every name opened or followed.
+	hooks := []*func(string){&testHookOpen, &testHookFollowLinks, &testHookConfirmStat}
+	saved := make([]func(string), len(hooks))
+	for i, p := range hooks {
+		saved[i], *p = *p, nil
+	}
+	defer func() {
+		for i, p := range hooks {
+			*p = saved[i]
+		}
+	}()
+	flood(names(0, 3000)) // warm up whatever pools requests use
+	targets := names(1, 3000)
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	flood(targets)
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	kept := int64(m1.HeapAlloc) - int64(m0.HeapAlloc)
+	t.Logf("heap after 3000 link-loop 404s: %+d bytes", kept)
+	if kept > 64<<10 {
+		t.Errorf("3000 link-loop 404s kept %d bytes of heap, want under 64 KiB", kept)
+	}
+	runtime.KeepAlive(targets)
+	if w := h.store.src.(*dirSource).watch; w != nil {
+		w.mu.Lock()
+		n := len(w.byWd)
+		w.mu.Unlock()
+		if n > 1 {
+			t.Errorf("%d directories watched, want at most the root", n)
+		}
 	}
 }
