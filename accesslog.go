@@ -134,16 +134,17 @@ func passOn(w http.ResponseWriter, r *http.Request, next http.Handler) {
 }
 
 // observing reports whether Options want a record of each response.
-func (h *Handler) observing() bool { return h.opts.AccessLog != nil || h.opts.OnResponse != nil }
-
-// startRecord returns the recorder a request is served through when
-// records are wanted; finishRecord, deferred, hands its record on once the
-// response is complete, also when serving panics (a client gone, a file
-// shrinking).
-func (h *Handler) startRecord(w http.ResponseWriter) *recorder {
+// observe returns the writer a request is served through: w itself, or,
+// when records are wanted, a recorder around it, which finishRecord,
+// deferred, hands on once the response is complete, also when serving
+// panics (a client gone, a file shrinking).
+func (h *Handler) observe(w http.ResponseWriter) (http.ResponseWriter, *recorder) {
+	if h.opts.AccessLog == nil && h.opts.OnResponse == nil {
+		return w, nil
+	}
 	rec := recorders.Get().(*recorder)
 	*rec = recorder{w: w}
-	return rec
+	return rec, rec
 }
 
 func (h *Handler) finishRecord(rec *recorder, r *http.Request, start time.Time) {

@@ -203,8 +203,8 @@ var (
 
 // variants is the content-coding layer, above the store: it describes new
 // entries' codings, negotiates a request's, and resolves the variant, from
-// a sibling through the store or compressed into the cache. It counts what
-// it compresses and serves encoded.
+// a sibling through the store or compressed and kept by the store. It
+// counts what it compresses and serves encoded.
 type variants struct {
 	store                 *store
 	cfg                   Compression
@@ -212,23 +212,42 @@ type variants struct {
 	set                   codingSet // the same as a set
 	encoder               *encoder
 	log                   *log.Logger
-	maxBody               int64 // the store's CacheMaxFileSize; negative: nothing in memory
 	compressions, encoded atomic.Uint64
 }
 
-func newVariants(s *store, cfg Compression, codings []coding, maxBody int64, logger *log.Logger) *variants {
-	v := &variants{store: s, cfg: cfg, codings: codings, set: setOf(codings...), maxBody: maxBody,
+func newVariants(s *store, cfg Compression, codings []coding, logger *log.Logger) *variants {
+	return &variants{store: s, cfg: cfg, codings: codings, set: setOf(codings...),
 		encoder: newEncoder(cfg.Level, max(1, runtime.GOMAXPROCS(0)/2)), log: logger}
-	s.describe = v.describe
-	return v
 }
 
-// describe records, on a new entry, which codings it can be served in: the
-// siblings present now, and whether it may be compressed.
+// variantState is what the content-coding layer knows of a file's own
+// entry: which codings it can be served in, and what was learnt since. It
+// lives in the entry (entry.vary); describe makes it.
+type variantState struct {
+	siblings       codingSet // precompressed siblings found when the entry was built
+	compressible   bool      // the file may be compressed on first request
+	incompressible atomic.Uint32
+	keys           [numCodings]string            // the variants' cache keys, made once so a hit allocates none
+	checks         atomic.Pointer[siblingChecks] // its siblings' bytes, checked against its own (siblingcheck.go)
+}
+
+// cost is what the state keeps alive, for the cache's accounting.
+func (vs *variantState) cost() int {
+	n := 0
+	for _, k := range vs.keys {
+		n += len(k)
+	}
+	return n
+}
+
+// describe records, on a new entry of a file named name, which codings it
+// can be served in: the siblings present now, and whether it may be
+// compressed.
 func (v *variants) describe(e *entry, name string) {
+	vs := &e.vary
 	if !v.cfg.DisablePrecompressed {
 		for _, c := range v.codings {
-			info, err := v.store.src.stat(e.file + codingExts[c])
+			info, err := v.store.siblingInfo(e, c)
 			switch {
 			case err != nil || !info.Mode().IsRegular():
 			case info.ModTime().Before(e.info.ModTime()):
@@ -237,34 +256,32 @@ func (v *variants) describe(e *entry, name string) {
 				v.log.Printf("jaws: ignoring %s: older than %s, so taken for stale",
 					e.file+codingExts[c], e.file)
 			default:
-				e.siblings |= setOf(c)
+				vs.siblings |= setOf(c)
 			}
 		}
 	}
 	size := e.info.Size()
-	e.compressible = !v.cfg.DisableCompression && v.set != 0 && v.maxBody >= 0 &&
-		size >= v.cfg.MinSize && size <= v.cfg.MaxSize && size < v.store.cache.maxCost() &&
-		compressibleType(e.ctype)
-	if e.siblings != 0 || e.compressible {
-		// The variants' cache keys, made once so a hit allocates none.
+	vs.compressible = !v.cfg.DisableCompression && v.set != 0 && v.store.holds(size) &&
+		size >= v.cfg.MinSize && size <= v.cfg.MaxSize && compressibleType(e.rep.ctype())
+	if vs.siblings != 0 || vs.compressible {
 		for _, c := range v.codings {
-			e.variantKeys[c] = name + "\x00" + codingNames[c]
+			vs.keys[c] = name + "\x00" + codingNames[c]
 		}
 	}
 }
 
 // has reports whether e may be served in some coding, so responses for it
 // carry Vary: Accept-Encoding.
-func (v *variants) has(e *entry) bool { return e.siblings != 0 || e.compressible }
+func (v *variants) has(e *entry) bool { return e.vary.siblings != 0 || e.vary.compressible }
 
 // available is the set of codings e can be served in now, siblings being
 // those of its siblings that may serve (siblingsOf).
 func (v *variants) available(e *entry, siblings codingSet) codingSet {
 	s := siblings
-	if e.compressible {
+	if e.vary.compressible {
 		s |= v.set
 	}
-	return s &^ codingSet(e.incompressible.Load())
+	return s &^ codingSet(e.vary.incompressible.Load())
 }
 
 // choose negotiates the coding for a request for e and resolves the
@@ -278,9 +295,9 @@ func (v *variants) choose(r *http.Request, name string, e *entry, need fdNeed) (
 	if c == identity {
 		return target{}, false
 	}
-	key := e.variantKeys[c]
+	key := e.vary.keys[c]
 	if siblings.has(c) {
-		t, err := v.store.sibling(key, e, c, need)
+		t, err := v.store.sibling(key, e, c, need, func(sib *entry) { representVariant(sib, e) })
 		if err == nil && v.siblingCurrent(e, t.e, c) {
 			return t, true
 		}
@@ -288,12 +305,12 @@ func (v *variants) choose(r *http.Request, name string, e *entry, need fdNeed) (
 			// Not the file's bytes (siblingcheck.go): compressed instead,
 			// or the file as it is.
 			t.close()
-			v.store.cache.drop(key)
+			v.store.forget(key)
 		} else {
 			// The sibling changed kind or went away: look again next time.
-			v.store.cache.drop(name)
+			v.store.forget(name)
 		}
-		if !e.compressible {
+		if !e.vary.compressible {
 			return target{}, false
 		}
 	}
@@ -311,19 +328,11 @@ func (v *variants) choose(r *http.Request, name string, e *entry, need fdNeed) (
 // key: from the cache when it holds one made from this version of the file,
 // else compressed now.
 func (v *variants) compressed(ctx context.Context, key string, orig *entry, c coding) (*entry, error) {
-	cache := v.store.cache
-	if ve := cache.get(key); ve != nil {
-		if ve.derivedFrom(orig) {
-			cache.hits.Add(1)
-			return ve, nil
-		}
-		cache.drop(key)
+	if ve := v.store.variant(key, orig); ve != nil {
+		return ve, nil
 	}
-	cache.miss.Add(1)
-	// Visible: a request arriving after the build must find the variant in
-	// the cache, or it would compress the file again.
-	return cache.build(key, orig.info, putVisible, func() (*entry, error) {
-		if codingSet(orig.incompressible.Load()).has(c) {
+	return v.store.keepVariant(key, orig, func() (*entry, error) {
+		if codingSet(orig.vary.incompressible.Load()).has(c) {
 			return nil, errNotWorth // found by a build this one waited for
 		}
 		// Waiting beats answering uncompressed: that answer could be kept
@@ -346,29 +355,13 @@ func (v *variants) compressed(ctx context.Context, key string, orig *entry, c co
 		if !worthIt(int64(len(out)), int64(len(src))) {
 			// Marked before the build ends, so no request compresses
 			// it again meanwhile.
-			orig.incompressible.Or(uint32(setOf(c)))
+			orig.vary.incompressible.Or(uint32(setOf(c)))
 			return nil, errNotWorth
 		}
-		ve := &entry{file: orig.file, info: orig.info, ver: orig.ver, mtimeAhead: orig.mtimeAhead,
-			body: out, etag: etagOfBytes(out), ctype: orig.ctype}
-		ve.setCoding(c, orig)
-		ve.setHeaders()
+		ve := newVariant(orig, c, out)
+		representVariant(ve, orig)
 		return ve, nil
 	})
-}
-
-// setCoding makes v the variant of orig in coding c: its bytes, validators
-// and length are its own, its Content-Type orig's.
-func (v *entry) setCoding(c coding, orig *entry) {
-	v.coding = c
-	v.hdrEncoding = hdrEncoding[c]
-	v.ctype, v.hdrCtype = orig.ctype, orig.hdrCtype
-}
-
-// derivedFrom reports whether the compressed variant v was made from the
-// version of the file orig describes.
-func (v *entry) derivedFrom(orig *entry) bool {
-	return v.file == orig.file && v.matches(orig.info)
 }
 
 var hdrVary = []string{"Accept-Encoding"}

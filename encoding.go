@@ -5,41 +5,6 @@ import (
 	"strings"
 )
 
-// coding is a content coding jaws can serve (RFC 9110 §8.4.1); identity,
-// the zero value, is the file's own bytes.
-type coding uint8
-
-const (
-	identity coding = iota
-	brotliCoding
-	zstdCoding
-	gzipCoding
-	numCodings
-)
-
-// codingNames are the tokens of Content-Encoding; codingExts the suffixes
-// of precompressed siblings, as written by brotli(1), zstd(1) and gzip(1).
-var (
-	codingNames = [numCodings]string{"identity", "br", "zstd", "gzip"}
-	codingExts  = [numCodings]string{"", ".br", ".zst", ".gz"}
-	hdrEncoding = [numCodings][]string{nil, {"br"}, {"zstd"}, {"gzip"}}
-)
-
-func (c coding) String() string { return codingNames[c] }
-
-// codingSet is a set of codings, one bit each.
-type codingSet uint8
-
-func (s codingSet) has(c coding) bool { return s&(1<<c) != 0 }
-
-func setOf(cs ...coding) codingSet {
-	var s codingSet
-	for _, c := range cs {
-		s |= 1 << c
-	}
-	return s
-}
-
 // defaultEncodings is the server's order of preference: brotli compresses
 // text best and every current browser takes it; zstd is close behind and
 // newer; gzip is what everything else takes.

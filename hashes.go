@@ -65,7 +65,7 @@ func (s *store) hash(e *entry) (*[sha256.Size]byte, error) {
 			return nil, err
 		}
 	}
-	if e.body == nil && e.hdrDigest == nil && e.info.Size() > hashOnRequestMax {
+	if e.body == nil && !e.digest && e.info.Size() > hashOnRequestMax {
 		s.hashes.add(e, sum)
 	}
 	return sum, nil

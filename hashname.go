@@ -78,7 +78,7 @@ func (h *Handler) hashTarget(name string) (*entry, error) {
 	if !ok || clean == "." || strings.HasSuffix(name, "/") {
 		return nil, fs.ErrInvalid
 	}
-	t, err := h.store.resolve(clean, fdNone)
+	t, err := h.store.lookup(clean, fdNone)
 	if err != nil {
 		if errorStatus(err) == http.StatusNotFound {
 			return nil, fs.ErrNotExist
@@ -145,7 +145,7 @@ func isLowerHex(s string) bool {
 func (h *Handler) resolveHashed(ctx context.Context, name string, need fdNeed) (target, string, bool) {
 	budget := int64(hashOnRequestMax) // for both candidates
 	for _, c := range splitHashedName(name) {
-		t, err := h.store.resolve(c.orig, need)
+		t, err := h.store.lookup(c.orig, need)
 		if err != nil {
 			continue
 		}

@@ -83,13 +83,13 @@ func (r *siblingVerdict) of(info fs.FileInfo, ver version) bool {
 	return r != nil && r.ver == ver && sameFile(r.info, info)
 }
 
-// siblingChecks returns e's checks, made when first needed.
-func (e *entry) siblingChecks() *siblingChecks {
-	if p := e.checks.Load(); p != nil {
+// siblingChecks returns vs's checks, made when first needed.
+func (vs *variantState) siblingChecks() *siblingChecks {
+	if p := vs.checks.Load(); p != nil {
 		return p
 	}
-	e.checks.CompareAndSwap(nil, new(siblingChecks))
-	return e.checks.Load()
+	vs.checks.CompareAndSwap(nil, new(siblingChecks))
+	return vs.checks.Load()
 }
 
 // siblingsOf is the set of e's siblings that may be served: those found
@@ -97,31 +97,31 @@ func (e *entry) siblingChecks() *siblingChecks {
 // since (one stat, at most every staleRelook) is a candidate again, to be
 // checked before it serves.
 func (v *variants) siblingsOf(e *entry) codingSet {
-	p := e.checks.Load()
+	p := e.vary.checks.Load()
 	if p == nil {
-		return e.siblings
+		return e.vary.siblings
 	}
-	stale := codingSet(p.stale.Load()) & e.siblings
+	stale := codingSet(p.stale.Load()) & e.vary.siblings
 	if stale == 0 {
-		return e.siblings
+		return e.vary.siblings
 	}
-	now := v.store.cache.now()
+	now := v.store.now()
 	for _, c := range v.codings {
 		if stale.has(c) && v.relook(e, p, c, now) {
 			stale &^= setOf(c)
 		}
 	}
-	return e.siblings &^ stale
+	return e.vary.siblings &^ stale
 }
 
 // relook reports whether the stale sibling of e in c has been replaced
 // since it was checked, looking at most every staleRelook.
 func (v *variants) relook(e *entry, p *siblingChecks, c coding, now int64) bool {
 	last := p.looked[c].Load()
-	if v.store.immutable || now-last < int64(staleRelook) || !p.looked[c].CompareAndSwap(last, now) {
+	if v.store.immutable() || now-last < int64(staleRelook) || !p.looked[c].CompareAndSwap(last, now) {
 		return false
 	}
-	info, err := v.store.src.stat(e.file + codingExts[c])
+	info, err := v.store.siblingInfo(e, c)
 	if err != nil || !info.Mode().IsRegular() || p.last[c].Load().of(info, versionOf(info)) {
 		return false
 	}
@@ -135,12 +135,12 @@ func (v *variants) relook(e *entry, p *siblingChecks, c coding, now int64) bool 
 // sibling is logged and remembered. One that could not be read (the file
 // changed meanwhile) is not served, and checked again by the next request.
 func (v *variants) siblingCurrent(orig, sib *entry, c coding) bool {
-	if p := orig.checks.Load(); p != nil {
+	if p := orig.vary.checks.Load(); p != nil {
 		if r := p.last[c].Load(); r.of(sib.info, sib.ver) {
 			return r.ok
 		}
 	}
-	p := orig.siblingChecks()
+	p := orig.vary.siblingChecks()
 	p.mu[c].Lock()
 	defer p.mu[c].Unlock()
 	if r := p.last[c].Load(); r.of(sib.info, sib.ver) {
@@ -155,7 +155,7 @@ func (v *variants) siblingCurrent(orig, sib *entry, c coding) bool {
 		p.stale.And(^uint32(setOf(c)))
 		return true
 	}
-	p.looked[c].Store(v.store.cache.now())
+	p.looked[c].Store(v.store.now())
 	p.stale.Or(uint32(setOf(c)))
 	// Said once per version: a deploy that rebuilt the file and not its
 	// sibling should hear of it.

@@ -40,16 +40,17 @@ type PathStats struct {
 // Stats returns a snapshot of the counters. Each counter is read atomically;
 // the set is not one instant.
 func (h *Handler) Stats() Stats {
+	cs := h.store.counts()
 	return Stats{
 		Requests: h.stats.requests.Load(),
 		Memory:   h.stats.memory.snapshot(),
 		ZeroCopy: h.stats.zeroCopy.snapshot(),
 		Fallback: h.stats.fallback.snapshot(),
 
-		CacheHits:      h.store.cache.hits.Load(),
-		CacheMisses:    h.store.cache.miss.Load(),
-		CacheEvictions: h.store.cache.evictions.Load(),
-		CacheBytes:     h.store.cache.held(),
+		CacheHits:      cs.hits,
+		CacheMisses:    cs.misses,
+		CacheEvictions: cs.evictions,
+		CacheBytes:     cs.held,
 		Compressions:   h.variants.compressions.Load(),
 		Encoded:        h.variants.encoded.Load(),
 	}

@@ -2,18 +2,21 @@ package jaws
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"log"
 	"path"
 	"sync"
 )
 
-// store is the file layer: it resolves a request name to a file of its
-// source (the index page for a directory), keeps entries in the cache,
-// confirms them fresh, and hands out the descriptors transfers read. It
-// knows nothing of HTTP. The layer above says, once, when the store is
-// made, how to complete a new file entry (describe: its content codings).
+// store is the file layer, below the handler and the content codings and
+// the boundary between them and the files: it finds a request name's file
+// in its source (the index page for a directory), keeps entries in the
+// cache, confirms them fresh, and hands out the descriptors transfers read.
+// It knows nothing of HTTP; what the layers above make of a new entry (its
+// HTTP representation, its codings) they make themselves: the describe
+// function the store is made with for files' own entries, a finish function
+// per call for siblings, and whole entries for compressed variants
+// (keepVariant). Nothing above reaches into its cache or its source.
 //
 // Entries of a source whose files never change (an embed.FS) live in fixed,
 // built once and never checked or evicted: there are as many as the program
@@ -21,24 +24,27 @@ import (
 type store struct {
 	src      source
 	cache    *cache
-	describe func(e *entry, name string)
+	maxBody  int64 // the largest file held in memory; negative: none (memoryMax)
+	describe func(e *entry, name string, head []byte)
 	log      *log.Logger
-	// immutable: the source's files never change, so entries live in
-	// fixed (name -> *entry) and the cache is not asked.
-	immutable bool
-	fixed     sync.Map
-	sweeper   *sweeper  // lets go of descriptors of files no longer served
-	hashes    hashTable // hashes HashName read, past their entries (hashes.go)
+	fixed    sync.Map  // entries of an immutable source, by key
+	sweeper  *sweeper  // lets go of descriptors of files no longer served
+	hashes   hashTable // hashes HashName read, past their entries (hashes.go)
 }
 
-// newStore makes the store of src; sw is the sweeper src was given, which
-// the store runs.
-func newStore(src source, c *cache, logger *log.Logger, sw *sweeper) *store {
-	s := &store{src: src, cache: c, describe: func(*entry, string) {}, log: logger,
-		immutable: src.immutable(), sweeper: sw}
+// newStore makes the store of src, whose files up to maxBody bytes are held
+// in memory; sw is the sweeper src was given, which the store runs, and
+// describe completes every new entry of a file (see store).
+func newStore(src source, c *cache, maxBody int64, logger *log.Logger, sw *sweeper,
+	describe func(e *entry, name string, head []byte)) *store {
+	s := &store{src: src, cache: c, maxBody: maxBody, describe: describe, log: logger, sweeper: sw}
 	sw.jobs = append(sw.jobs, func(int64) bool { return c.sweep(src.gone) }, src.sweep)
 	return s
 }
+
+// immutable reports whether the source's files never change: entries live
+// in fixed, and the cache is not asked.
+func (s *store) immutable() bool { return s.src.immutable() }
 
 func (s *store) close() error {
 	s.sweeper.stop()
@@ -80,9 +86,9 @@ const (
 	fdOwn                  // the fallback: a descriptor whose offset net/http's sendfile may move
 )
 
-// resolve finds what name refers to now. A cached entry is used only once
+// lookup finds what name refers to now. A cached entry is used only once
 // confirmed against the source (see confirm).
-func (s *store) resolve(name string, need fdNeed) (target, error) {
+func (s *store) lookup(name string, need fdNeed) (target, error) {
 	if t, ok := s.cached(name, "", need); ok {
 		return t, nil
 	}
@@ -103,13 +109,14 @@ func (s *store) resolve(name string, need fdNeed) (target, error) {
 		f.Close()
 		f, info, file, dirIndex = fi, iinfo, index, true
 	}
-	return s.build(name, file, dirIndex, f, info, at, func(e *entry) { s.describe(e, name) })
+	return s.build(name, file, dirIndex, f, info, at, func(e *entry, head []byte) { s.describe(e, name, head) })
 }
 
-// sibling resolves the file next to orig that holds it in coding c, cached
-// under key. The key may hold orig compressed before the sibling appeared;
-// the sibling, made at build time, replaces it.
-func (s *store) sibling(key string, orig *entry, c coding, need fdNeed) (target, error) {
+// sibling looks up the file next to orig that holds it in coding c, cached
+// under key; finish completes its entry when it is built. The key may hold
+// orig compressed before the sibling appeared; the sibling, made at build
+// time, replaces it.
+func (s *store) sibling(key string, orig *entry, c coding, need fdNeed, finish func(*entry)) (target, error) {
 	file := orig.file + codingExts[c]
 	if t, ok := s.cached(key, file, need); ok {
 		return t, nil
@@ -122,14 +129,68 @@ func (s *store) sibling(key string, orig *entry, c coding, need fdNeed) (target,
 		f.Close()
 		return target{}, errNotRegular
 	}
-	return s.build(key, file, false, f, info, at, func(v *entry) { v.setCoding(c, orig) })
+	return s.build(key, file, false, f, info, at, func(v *entry, _ []byte) {
+		v.coding = c
+		finish(v)
+	})
 }
+
+// siblingInfo is the metadata of the file next to e that would hold it in
+// coding c, as sibling would find it.
+func (s *store) siblingInfo(e *entry, c coding) (fs.FileInfo, error) {
+	return s.src.stat(e.file + codingExts[c])
+}
+
+// variant returns the variant of orig cached under key, if it was made
+// from orig's version, and counts the lookup.
+func (s *store) variant(key string, orig *entry) *entry {
+	if ve := s.cache.get(key); ve != nil {
+		if ve.derivedFrom(orig) {
+			s.cache.hits.Add(1)
+			return ve
+		}
+		s.cache.drop(key)
+	}
+	s.cache.miss.Add(1)
+	return nil
+}
+
+// keepVariant caches under key the variant of orig that make builds, once
+// however many requests ask at once, and so that the next request finds it:
+// a variant is costly to make again.
+func (s *store) keepVariant(key string, orig *entry, make func() (*entry, error)) (*entry, error) {
+	return s.cache.build(key, orig.info, putVisible, make)
+}
+
+// forget drops what is cached under key, so that the next request for it
+// looks again.
+func (s *store) forget(key string) { s.cache.drop(key) }
+
+// holds reports whether a variant of size bytes may be held in memory: the
+// store keeps files in memory and the cache can hold it.
+func (s *store) holds(size int64) bool {
+	return s.maxBody >= 0 && size < s.cache.maxCost()
+}
+
+// cacheCounts are the cache's counters: lookups, evictions, bytes held.
+type cacheCounts struct {
+	hits, misses, evictions uint64
+	held                    int64
+}
+
+func (s *store) counts() cacheCounts {
+	c := s.cache
+	return cacheCounts{c.hits.Load(), c.miss.Load(), c.evictions.Load(), c.held()}
+}
+
+// now is the store's clock, in unix nanoseconds.
+func (s *store) now() int64 { return s.cache.now() }
 
 // cached returns the entry cached under key as a target, once confirmed
 // against the source, and counts the lookup. An entry that is stale, or not
 // of file when file is given, is dropped.
 func (s *store) cached(key, file string, need fdNeed) (target, bool) {
-	if s.immutable {
+	if s.immutable() {
 		if v, ok := s.fixed.Load(key); ok {
 			s.cache.hits.Add(1)
 			return target{e: v.(*entry)}, true
@@ -201,14 +262,15 @@ var testHookConfirmStat func(file string)
 
 // build makes the entry for the open file f, found in tree at, caches it
 // under key and returns it as the request's target; finish completes a new
-// entry before it is cached. f is the target's or closed.
-func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileInfo, at *tree, finish func(*entry)) (target, error) {
+// entry, given the file's first bytes, before it is cached. f is the
+// target's or closed.
+func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileInfo, at *tree, finish func(e *entry, head []byte)) (target, error) {
 	put := putAsync
-	if s.immutable {
+	if s.immutable() {
 		put = putNone // kept in s.fixed instead
 	}
 	e, err := s.cache.build(key, info, put, func() (*entry, error) {
-		e, err := newEntry(file, dirIndex, f, info, s.cache.maxBody)
+		e, head, err := newEntry(file, dirIndex, f, info, s.maxBody)
 		if err != nil {
 			return nil, err
 		}
@@ -216,8 +278,7 @@ func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileIn
 			s.findDigest(e)
 		}
 		e.tree = at
-		finish(e)
-		e.setHeaders()
+		finish(e, head)
 		s.src.arm(e, s.cache.now())
 		return e, nil
 	})
@@ -225,7 +286,7 @@ func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileIn
 		f.Close()
 		return target{}, err
 	}
-	if s.immutable {
+	if s.immutable() {
 		if v, loaded := s.fixed.LoadOrStore(key, e); loaded {
 			e = v.(*entry)
 		}
@@ -327,19 +388,3 @@ func (s *store) findDigest(e *entry) {
 	}
 }
 
-// readHead reads len(p) bytes from the start of a freshly opened f, or
-// fewer at its end: at an offset where f can, else by reading it.
-func readHead(f fs.File, p []byte) (int, error) {
-	if ra, ok := f.(io.ReaderAt); ok {
-		n, err := ra.ReadAt(p, 0)
-		if err == io.EOF {
-			err = nil
-		}
-		return n, err
-	}
-	n, err := io.ReadFull(f, p)
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		err = nil
-	}
-	return n, err
-}

@@ -130,3 +130,10 @@ func writeBody(w io.Writer, src bodySource, resp *response) (int64, error) {
 	n, err := w.Write(mp.tail)
 	return written + int64(n), err
 }
+
+// writeSpan sends s from the body in memory; entry is the memory path's
+// bodySource.
+func (e *entry) writeSpan(w io.Writer, s span) (int64, error) {
+	n, err := w.Write(e.body[s.off:s.end()])
+	return int64(n), err
+}

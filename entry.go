@@ -1,0 +1,184 @@
+package jaws
+
+import (
+	"crypto/sha256"
+	"io"
+	"io/fs"
+	"os"
+	"reflect"
+	"sync"
+	"sync/atomic"
+)
+
+// entry is what the store knows of one version of one file, or of a variant
+// of it (its bytes in a content coding: a precompressed sibling, or the file
+// compressed): the metadata it was built from, for small files the bytes
+// themselves, for larger ones a descriptor that zero-copy transfers share.
+// It never changes once built, apart from what is learnt of it later
+// (checked, watched, sum); a changed file gets a new entry.
+//
+// Two parts belong to the layers above, and are kept here only so that a
+// hit finds them with no lookup and they go when the entry goes; the store
+// never reads them. rep is the HTTP representation the handler makes of the
+// entry when it is built (represent.go: validators, Content-Type, header
+// values); vary is what the content-coding layer learns of a file's own
+// entry (compress.go: its siblings, whether it compresses). These are this
+// file's two references to files above it.
+type entry struct {
+	file     string      // the file under the root: the request name, name/index.html, or a sibling's
+	dirIndex bool        // the request name is a directory and file is its index page
+	info     fs.FileInfo // the file's metadata when the entry was built
+	ver      version     // and the version it identifies
+	tree     *tree       // the tree the file was found in (nil for an fs.FS)
+	coding   coding      // the coding of its bytes: identity for a file's own
+	body     []byte      // the whole file (or variant), or nil when it is sent from disk
+	sf       *sharedFile // for a file sent from disk: its descriptor, shared by zero-copy transfers
+	seekable bool        // a file sent from its source can be read at an offset: ranges work
+	digest   bool        // sum came from a digest sibling, not from the bytes
+	checked  atomic.Int64
+	watched  atomic.Pointer[token]             // file system events that confirm it, while they hold
+	sum      atomic.Pointer[[sha256.Size]byte] // the SHA-256 of the bytes, once known (see HashName)
+	hashing  sync.Mutex                        // held while the bytes are read for sum
+
+	rep  representation // the handler's (represent.go)
+	vary variantState   // the content codings' (compress.go)
+}
+
+// newEntry builds the entry for the open regular file f, and returns the
+// file's first bytes, for sniffing its type. Small files are read whole, so
+// the hash and the sniffing run on bytes already in memory; embedded files
+// are served from the program's own bytes, whatever their size. A larger
+// file is read no further than its first sniffLen bytes, so its first
+// request costs no more reading than http.FileServer's. The entry takes f
+// over as its shared descriptor when f is an *os.File.
+func newEntry(file string, dirIndex bool, f fs.File, info fs.FileInfo, maxBody int64) (*entry, []byte, error) {
+	e := &entry{file: file, dirIndex: dirIndex, info: info, ver: versionOf(info)}
+	size := info.Size()
+	if b, ok := embeddedBytes(info); ok {
+		e.body = b
+	} else if size <= maxBody {
+		body := make([]byte, size)
+		n, err := readHead(f, body)
+		if err != nil {
+			return nil, nil, err
+		}
+		if int64(n) == size {
+			e.body = body
+		} // else the file is shrinking under us: serve it from disk
+	}
+	if e.body != nil {
+		sum := sha256.Sum256(e.body)
+		e.sum.Store(&sum)
+		return e, e.body[:min(len(e.body), sniffLen)], nil
+	}
+	head := make([]byte, sniffLen)
+	n, err := readHead(f, head)
+	if err != nil {
+		return nil, nil, err
+	}
+	if osf, ok := f.(*os.File); ok {
+		e.sf = newSharedFile(osf)
+	}
+	_, ra := f.(io.ReaderAt)
+	_, sk := f.(io.Seeker)
+	e.seekable = ra || sk
+	return e, head[:n], nil
+}
+
+// newVariant is the entry of orig's bytes encoded in c, held in memory.
+func newVariant(orig *entry, c coding, body []byte) *entry {
+	v := &entry{file: orig.file, info: orig.info, ver: orig.ver, tree: orig.tree, coding: c, body: body}
+	sum := sha256.Sum256(body)
+	v.sum.Store(&sum)
+	return v
+}
+
+// sniffLen is what http.DetectContentType looks at.
+const sniffLen = 512
+
+// setDigest gives an entry sent from disk the SHA-256 of its bytes, from a
+// digest sibling, as if it had been read.
+func (e *entry) setDigest(sum *[sha256.Size]byte) {
+	e.sum.Store(sum)
+	e.digest = true
+}
+
+// size is the length of the entry's bytes: the file's, or a compressed
+// variant's.
+func (e *entry) size() int64 {
+	if e.body != nil {
+		return int64(len(e.body))
+	}
+	return e.info.Size()
+}
+
+// matches reports whether e still describes the file info was read from:
+// the same file (a rename over it is a new one) in the same version.
+func (e *entry) matches(info fs.FileInfo) bool {
+	return sameFile(e.info, info) && e.ver == versionOf(info)
+}
+
+// derivedFrom reports whether the variant v was made from the version of
+// the file orig describes.
+func (v *entry) derivedFrom(orig *entry) bool {
+	return v.file == orig.file && v.matches(orig.info)
+}
+
+// sameFile is os.SameFile for files of the os package, whose identity it
+// knows; files of other file systems are told apart by version alone.
+func sameFile(a, b fs.FileInfo) bool {
+	if isOSFileInfo(a) && isOSFileInfo(b) {
+		return os.SameFile(a, b)
+	}
+	return true
+}
+
+// osFileInfo is the type of the os package's FileInfo.
+var osFileInfo = reflect.TypeOf(func() fs.FileInfo {
+	fi, err := os.Stat(os.DevNull)
+	if err != nil {
+		fi, _ = os.Stat(".")
+	}
+	return fi
+}())
+
+func isOSFileInfo(fi fs.FileInfo) bool {
+	return osFileInfo != nil && reflect.TypeOf(fi) == osFileInfo
+}
+
+// entryOverhead approximates, in bytes, what an entry costs beyond its body
+// and strings: the struct, the FileInfo and ristretto's own bookkeeping.
+const entryOverhead = 512
+
+// fdCost is what a cached descriptor counts against CacheMaxBytes. It costs
+// little memory but is a scarcer resource; this caps the descriptors the
+// cache keeps open at CacheMaxBytes/64 KiB (1024 by default), as nginx's
+// open_file_cache max= does.
+const fdCost = 64 << 10
+
+// cost is the entry's ristretto cost: the bytes it keeps alive, header
+// values included.
+func (e *entry) cost(key string) int64 {
+	n := len(e.body) + len(key) + len(e.file) + e.rep.cost() + e.vary.cost()
+	if e.sf != nil {
+		n += fdCost
+	}
+	return int64(n) + entryOverhead
+}
+
+// readHead reads len(p) bytes from the start of a freshly opened f, or
+// fewer at its end: at an offset where f can, else by reading it.
+func readHead(f fs.File, p []byte) (int, error) {
+	if ra, ok := f.(io.ReaderAt); ok {
+		n, err := ra.ReadAt(p, 0)
+		if err == io.EOF {
+			err = nil
+		}
+		return n, err
+	}
+	n, err := io.ReadFull(f, p)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	return n, err
+}

@@ -1,0 +1,202 @@
+package jaws
+
+import (
+	"log"
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+// Options configure a Handler. The zero value is a good default for serving a
+// public directory; each field documents its unit, its default and when to
+// change it.
+type Options struct {
+	// CacheMaxFileSize is the size in bytes up to which a file's bytes are
+	// held in memory and served from there, with their content's ETag;
+	// larger files are sent from the file (zero-copy where it applies),
+	// with an ETag from size and mtime. 0 means the default, 48 KiB: the
+	// largest size at which the memory path beat the file path on the
+	// development machine (bench/results/calibrate.txt); above it the
+	// file path's sendfile saves the copy that a write from memory makes.
+	// `go run ./bench/calibrate` measures it on yours, which is the reason
+	// to change it. Negative means no file is served from memory (and none
+	// is compressed on first request, see Compression).
+	CacheMaxFileSize int64
+
+	// CacheMaxBytes bounds, in bytes, the memory the cache may hold: file
+	// bodies, compressed variants, their precomputed header values and
+	// about 512 bytes of bookkeeping per file. A larger file's open
+	// descriptor, shared by its transfers, counts 64 KiB, so the cache keeps
+	// at most CacheMaxBytes/64 KiB descriptors open (1024 by default). 0
+	// means the default, 64 MiB. Size it to the small files and compressed
+	// text you want served from memory plus 1 KiB per file; when they do
+	// not all fit, ristretto's TinyLFU admission keeps the most requested
+	// (Stats().CacheMisses and CacheEvictions show the churn). Negative
+	// disables caching of bodies: only the entries of recently served files
+	// (validators, type, descriptor) are kept (within 1 MiB), because
+	// hashing a small file for its ETag on every request would cost far
+	// more than that memory.
+	CacheMaxBytes int64
+
+	// ServeDotFiles serves names with an element that starts with a dot
+	// (".env", ".git/config", ".htpasswd", ".DS_Store"). Default false: they
+	// are 404, because such files are private by convention, often hold
+	// secrets, and reveal how the tree was made. "/.well-known/" at the top
+	// is served either way: RFC 8615 makes it public (ACME challenges,
+	// security.txt, assetlinks.json), though dot-names inside it are not.
+	ServeDotFiles bool
+
+	// DirectoryListing answers a directory that has no index.html with an
+	// HTML list of its entries, sorted, names escaped, hidden names left out
+	// unless ServeDotFiles. Default false: such a directory is 404, since
+	// listings reveal files nobody linked to.
+	DirectoryListing bool
+
+	// MaxRanges is how many ranges one Range header may ask for before it is
+	// ignored and the whole file is sent (RFC 9110 §14.2 allows ignoring
+	// such requests). 0 means the default, 32. Negative ignores every Range
+	// header, as a server without range support would.
+	//
+	// Whatever it is, ranges that overlap or lie at most 256 bytes apart
+	// are merged, so no byte is sent twice; parts keep the order asked for;
+	// a header asking for so many separate parts that their multipart
+	// headers would outweigh the file is ignored (200, the whole file,
+	// against CVE-2011-3192); a compressed variant serves one range at
+	// most. Range is ignored on HEAD and for units other than bytes, and
+	// "bytes=-0" alone is unsatisfiable (416).
+	MaxRanges int
+
+	// Revalidate sets how a cached file is confirmed unchanged before it
+	// is served. 0 (the default): never stale, by the cheapest means at
+	// hand: a request that starts after a change completed (the writer's
+	// system call returned) sees it. On Linux, on local file systems, by
+	// file system events (inotify), which cost one non-blocking
+	// epoll_wait per request; where events cannot vouch for a file (other
+	// systems, NFS and other network or user-space file systems, a
+	// symbolic link, hard link or mount point on its way, events lost), by
+	// one stat per request. Negative: that stat on every request, always.
+	// Positive: a file confirmed is served without any check for that
+	// long, in the manner of nginx's open_file_cache_valid; a change, a
+	// new release under a swapped root path included, may go unseen that
+	// long. Files sent from disk are always checked, on the descriptor
+	// they are sent from, at no extra cost (an fstat of the shared one for
+	// zero-copy), so no response sends one version's bytes under another's
+	// ETag.
+	Revalidate time.Duration
+
+	// NotFound answers the requests the handler has nothing for (missing or
+	// hidden names, directories without index page or listing), for example
+	// with a custom page or an SPA's index.html. nil means a plain-text 404,
+	// as http.FileServer sends.
+	NotFound http.Handler
+
+	// MethodNotAllowed answers methods other than GET and HEAD, after the
+	// handler has set "Allow: GET, HEAD". nil means a plain-text 405.
+	MethodNotAllowed http.Handler
+
+	// Transfer forces how files not served from memory are sent. The
+	// default, TransferAuto, chooses per request: zero-copy for files of at
+	// least ZeroCopyMinSize bytes where it applies, the fallback otherwise.
+	// TransferZeroCopy takes zero-copy wherever it applies, whatever the
+	// size; TransferFallback never does. For benchmarks, and for users who
+	// measured their own machines.
+	Transfer Transfer
+
+	// ZeroCopyMinSize is the size in bytes from which a response from disk
+	// takes the zero-copy path (where it applies); smaller ones take the
+	// fallback, where net/http uses sendfile itself. 0 means the default,
+	// 512 KiB (or just above CacheMaxFileSize, if that is larger): the
+	// smallest size at which zero-copy beat net/http's own path in every
+	// measurement (bench/README.md, "Where zero-copy starts"). Change it
+	// after measuring your machine and network with bench/zerocopymin.sh.
+	ZeroCopyMinSize int64
+
+	// SendTimeout bounds, per write, how long the zero-copy path waits for a
+	// client to take data: a stalled reader fails after it, and its
+	// connection and descriptor are released. It is renewed for every chunk.
+	// 0 means the default, 60 seconds (nginx's send_timeout).
+	SendTimeout time.Duration
+
+	// SendChunk caps the bytes one zero-copy call sends, so that one fast
+	// client cannot keep the thread from others (nginx's
+	// sendfile_max_chunk); SendTimeout is renewed before each. 0 means the
+	// default, 2 MiB.
+	SendChunk int64
+
+	// Compression sets how files are served compressed: precompressed
+	// siblings ("foo.js.br" next to "foo.js") and files compressed once on
+	// first request, both on by default; see Compression.
+	Compression Compression
+
+	// AccessLog, when set, receives one Info record per response the
+	// handler completes, on every path (memory, zero-copy, fallback) and
+	// for every answer (304, 404, 405, 416, aborted downloads), with the
+	// attributes method, path, status, bytes (body bytes actually sent),
+	// duration, transfer ("memory", "zerocopy", "fallback", or "") and
+	// coding. It is how an application logs its static files without a
+	// wrapping ResponseWriter, behind which jaws gives up the zero-copy
+	// path because the wrapper would not see the bytes. nil logs nothing.
+	AccessLog *slog.Logger
+
+	// OnResponse, when set, is called with the same record, on the
+	// request's goroutine, after each response: for metrics (counters by
+	// status and transfer, a histogram of durations). It must be fast and
+	// safe for concurrent use. nil calls nothing.
+	OnResponse func(ResponseRecord)
+
+	// ErrorLog receives errors that become a 500 response, which the client
+	// does not see the details of, and notes on precompressed siblings
+	// ignored as stale. nil means the log package's standard
+	// logger.
+	ErrorLog *log.Logger
+}
+
+const (
+	defaultCacheMaxFileSize = 48 << 10
+	defaultCacheMaxBytes    = 64 << 20
+	defaultMaxRanges        = 32
+
+	// See Options.ZeroCopyMinSize.
+	defaultZeroCopyMinSize = 512 << 10
+)
+
+func (o Options) withDefaults() Options {
+	if o.CacheMaxFileSize == 0 {
+		o.CacheMaxFileSize = defaultCacheMaxFileSize
+	}
+	if o.CacheMaxBytes == 0 {
+		o.CacheMaxBytes = defaultCacheMaxBytes
+	}
+	if o.ZeroCopyMinSize == 0 {
+		o.ZeroCopyMinSize = max(o.CacheMaxFileSize+1, defaultZeroCopyMinSize)
+	}
+	if o.SendTimeout == 0 {
+		o.SendTimeout = 60 * time.Second
+	}
+	if o.SendChunk == 0 {
+		o.SendChunk = 2 << 20
+	}
+	if o.MaxRanges == 0 {
+		o.MaxRanges = defaultMaxRanges
+	}
+	if o.Compression.MinSize == 0 {
+		o.Compression.MinSize = defaultCompressMinSize
+	}
+	if o.Compression.MaxSize == 0 {
+		o.Compression.MaxSize = defaultCompressMaxSize
+	}
+	if o.ErrorLog == nil {
+		o.ErrorLog = log.Default()
+	}
+	return o
+}
+
+// Transfer is a policy for files not served from memory; see
+// Options.Transfer.
+type Transfer int
+
+const (
+	TransferAuto     Transfer = iota // zero-copy from ZeroCopyMinSize, where it applies
+	TransferZeroCopy                 // zero-copy wherever it applies
+	TransferFallback                 // never zero-copy
+)
