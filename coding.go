@@ -38,4 +38,3 @@ func setOf(cs ...coding) codingSet {
 	}
 	return s
 }
-

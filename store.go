@@ -387,4 +387,3 @@ func (s *store) findDigest(e *entry) {
 			e.file+digestExt, e.file)
 	}
 }
-
