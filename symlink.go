@@ -114,16 +114,11 @@ func followLinks(root *os.Root, rootReal, name string) (string, error) {
 	if testHookFollowLinks != nil {
 		testHookFollowLinks(name)
 	}
-	var done []string                // resolved elements, none of them a link
-	todo := strings.Split(name, "/") // the elements still to resolve, in order
+	var done []string // resolved elements, none of them a link
+	todo := pathElems(strings.Split(name, "/"))
 	hops := 0
-	for len(todo) > 0 {
-		elem := todo[0]
-		todo = todo[1:]
-		switch elem {
-		case "", ".":
-			continue
-		case "..":
+	for elem, ok := todo.next(); ok; elem, ok = todo.next() {
+		if elem == ".." {
 			if len(done) == 0 {
 				return "", errLinkEscapes
 			}
@@ -163,13 +158,33 @@ func followLinks(root *os.Root, rootReal, name string) (string, error) {
 		default:
 			next = strings.Split(filepath.ToSlash(target), "/")
 		}
-		todo = append(next, todo...)
+		todo.push(next)
 	}
 	if len(done) == 0 {
 		return ".", nil
 	}
 	return strings.Join(done, "/"), nil
 }
+
+// pathElems are the elements of a path still to resolve, in order, as a
+// resolver of links walks them: a link's target is pushed in front of the
+// rest, and "" and "." elements are nothing.
+type pathElems []string
+
+// next returns the next element, other than "" or ".".
+func (q *pathElems) next() (string, bool) {
+	for len(*q) > 0 {
+		elem := (*q)[0]
+		*q = (*q)[1:]
+		if elem != "" && elem != "." {
+			return elem, true
+		}
+	}
+	return "", false
+}
+
+// push puts elems, a link's target, in front of the rest.
+func (q *pathElems) push(elems []string) { *q = append(elems, *q...) }
 
 // underRoot returns the elements of the absolute path target that follow
 // rootReal, the root's real path, or ok false if target does not lead into

@@ -1,0 +1,106 @@
+package jaws
+
+import (
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// cover returns a token for file, version v of a name in tree t, taken at
+// now. It opens each directory on the file's way from the tree's own
+// descriptor, never following a link, so it watches nothing outside the
+// tree and nothing for a name that was not found; watches them; and then
+// checks that the way still leads through those directories to version v.
+// A change before the watches were in place is seen by that check, any
+// later one by the generations. The token is uncovered (it never holds,
+// and the entry is confirmed by stat) for a file reached through a link,
+// hard-linked or a mount point, on an untrusted file system, when no watch
+// is to be had (the user's inotify limit), or when anything changed meanwhile.
+func (w *watcher) cover(t *tree, file string, v version, now int64) *token {
+	tok := &token{w: w, epoch: w.epoch.Load(), taken: now}
+	if w.broken.Load() || t.sd.fd < 0 || t.retired.Load() != 0 || !trustedDir(t.sd.fd) {
+		return tok
+	}
+	elems := strings.Split(file, "/")
+	base := elems[len(elems)-1]
+	fds := make([]int, 1, len(elems)) // the directories, the tree's own first (not closed here)
+	fds[0] = t.sd.fd
+	defer func() {
+		for _, fd := range fds[1:] {
+			unix.Close(fd)
+		}
+	}()
+	ids := make([]dirID, 1, len(elems))
+	var st unix.Stat_t
+	if unix.Fstat(t.sd.fd, &st) != nil {
+		return tok
+	}
+	ids[0] = dirID{uint64(st.Dev), uint64(st.Ino)}
+	for _, elem := range elems[:len(elems)-1] {
+		fd, err := unix.Openat(fds[len(fds)-1], elem, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return tok // a link (ENOTDIR), or gone
+		}
+		fds = append(fds, fd)
+		if unix.Fstat(fd, &st) != nil {
+			return tok
+		}
+		id := dirID{uint64(st.Dev), uint64(st.Ino)}
+		if id.dev != ids[0].dev && !trustedDir(fd) {
+			return tok // a mount of another kind of file system
+		}
+		ids = append(ids, id)
+	}
+	// Under the lock, so that no event of a new watch is read before the
+	// watch is known.
+	w.mu.Lock()
+	if w.fd < 0 || w.epoch.Load() != tok.epoch {
+		w.mu.Unlock()
+		return tok
+	}
+	for _, fd := range fds {
+		wd, err := unix.InotifyAddWatch(w.fd, procFD(fd), watchMask)
+		if err != nil {
+			w.mu.Unlock()
+			return tok // the user's inotify limit, say
+		}
+		d := w.byWd[int32(wd)]
+		if d == nil {
+			d = new(watchedDir)
+			w.byWd[int32(wd)] = d
+		}
+		tok.dirs = append(tok.dirs, d)
+		tok.gens = append(tok.gens, d.gen.Load())
+	}
+	w.mu.Unlock()
+	for i, elem := range elems[:len(elems)-1] {
+		if unix.Fstatat(fds[i], elem, &st, unix.AT_SYMLINK_NOFOLLOW) != nil ||
+			(dirID{uint64(st.Dev), uint64(st.Ino)}) != ids[i+1] {
+			return tok
+		}
+	}
+	var sx unix.Statx_t
+	if unix.Statx(fds[len(fds)-1], base, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BASIC_STATS, &sx) != nil ||
+		sx.Mode&unix.S_IFMT != unix.S_IFREG || sx.Nlink != 1 || mountPoint(&sx, ids[len(ids)-1]) ||
+		versionOfStatx(&sx) != v {
+		return tok
+	}
+	tok.covered = true
+	return tok
+}
+
+// mountPoint reports whether the file sx describes, in the directory dir,
+// is a mount point: a bind-mounted file, whose writes are reported in the
+// directory of its source. Kernels before 5.8 do not say; there a mount
+// from another file system is still told by its device.
+func mountPoint(sx *unix.Statx_t, dir dirID) bool {
+	if sx.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 {
+		return sx.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0
+	}
+	return unix.Mkdev(sx.Dev_major, sx.Dev_minor) != dir.dev
+}
+
+func versionOfStatx(sx *unix.Statx_t) version {
+	return version{unix.Mkdev(sx.Dev_major, sx.Dev_minor), sx.Ino, int64(sx.Size),
+		sx.Mtime.Sec, int64(sx.Mtime.Nsec), sx.Ctime.Sec, int64(sx.Ctime.Nsec)}
+}
