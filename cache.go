@@ -39,20 +39,11 @@ type cache struct {
 // would cost far more than any cache.
 const metadataOnlyBytes = 1 << 20
 
-// memoryMax is the largest file held in memory under o (with its defaults):
-// CacheMaxFileSize, and none when the cache is disabled.
-func memoryMax(o Options) int64 {
-	if o.CacheMaxBytes < 0 {
-		return -1
-	}
-	return o.CacheMaxFileSize
-}
-
-// newCache makes the cache for o (with its defaults).
-func newCache(o Options) (*cache, error) {
-	c := &cache{revalidate: o.Revalidate, now: unixNano,
+// newCache makes a cache of maxCost bytes (negative: metadataOnlyBytes)
+// whose entries are trusted for revalidate without a look.
+func newCache(maxCost int64, revalidate time.Duration) (*cache, error) {
+	c := &cache{revalidate: revalidate, now: unixNano,
 		flights: make(map[string]*flight), open: make(map[*entry]string)}
-	maxCost := o.CacheMaxBytes
 	if maxCost < 0 {
 		maxCost = metadataOnlyBytes
 	}
@@ -220,8 +211,6 @@ func (c *cache) drop(name string) {
 func (c *cache) trusted(e *entry, now int64) bool {
 	return c.revalidate > 0 && now-e.checked.Load() < int64(c.revalidate)
 }
-
-func unixNano() int64 { return time.Now().UnixNano() }
 
 // maxCost is the bytes the cache may hold.
 func (c *cache) maxCost() int64 { return c.rc.MaxCost() }

@@ -293,7 +293,7 @@ func TestCacheBuildShared(t *testing.T) {
 	must(t, err)
 	synctest.Test(t, func(t *testing.T) {
 		c := &cache{now: unixNano, flights: make(map[string]*flight)} // no ristretto: put is a no-op
-		want := &entry{info: info, ver: versionOf(info)}
+		want := &entry{fileRef: fileRef{info: info, ver: versionOf(info)}}
 		release := make(chan struct{})
 		var builds atomic.Int32
 		got := make([]*entry, 8)

@@ -98,26 +98,25 @@ func matchList(values []string, etag string, match func(a, b string) bool, onMat
 
 // checkIfUnmodifiedSince implements §13.1.4.
 func checkIfUnmodifiedSince(h http.Header, modtime time.Time) condResult {
-	t, ok := headerTime(h, "If-Unmodified-Since", modtime)
-	if !ok {
-		return condNone
-	}
-	if modtime.Truncate(time.Second).Compare(t) <= 0 {
-		return condTrue
-	}
-	return condFalse
+	return checkDate(h, "If-Unmodified-Since", modtime, condTrue)
 }
 
 // checkIfModifiedSince implements §13.1.3 (the caller limits it to GET/HEAD).
 func checkIfModifiedSince(h http.Header, modtime time.Time) condResult {
-	t, ok := headerTime(h, "If-Modified-Since", modtime)
+	return checkDate(h, "If-Modified-Since", modtime, condFalse)
+}
+
+// checkDate compares modtime, to the second, with the date in the header
+// key: notAfter when modtime is not later, the other result when it is.
+func checkDate(h http.Header, key string, modtime time.Time, notAfter condResult) condResult {
+	t, ok := headerTime(h, key, modtime)
 	if !ok {
 		return condNone
 	}
 	if modtime.Truncate(time.Second).Compare(t) <= 0 {
-		return condFalse
+		return notAfter
 	}
-	return condTrue
+	return condTrue + condFalse - notAfter
 }
 
 // checkIfRange implements §13.1.5: an entity-tag must match strongly, a date

@@ -5,7 +5,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"reflect"
 	"sync"
 	"sync/atomic"
 )
@@ -25,18 +24,14 @@ import (
 // entry (compress.go: its siblings, whether it compresses). These are this
 // file's two references to files above it.
 type entry struct {
-	file     string      // the file under the root: the request name, name/index.html, or a sibling's
+	fileRef              // the file: its name, metadata, version, tree; what confirms it (source.go)
 	dirIndex bool        // the request name is a directory and file is its index page
-	info     fs.FileInfo // the file's metadata when the entry was built
-	ver      version     // and the version it identifies
-	tree     *tree       // the tree the file was found in (nil for an fs.FS)
 	coding   coding      // the coding of its bytes: identity for a file's own
 	body     []byte      // the whole file (or variant), or nil when it is sent from disk
 	sf       *sharedFile // for a file sent from disk: its descriptor, shared by zero-copy transfers
 	seekable bool        // a file sent from its source can be read at an offset: ranges work
 	digest   bool        // sum came from a digest sibling, not from the bytes
 	checked  atomic.Int64
-	watched  atomic.Pointer[token]             // file system events that confirm it, while they hold
 	sum      atomic.Pointer[[sha256.Size]byte] // the SHA-256 of the bytes, once known (see HashName)
 	hashing  sync.Mutex                        // held while the bytes are read for sum
 
@@ -52,7 +47,7 @@ type entry struct {
 // request costs no more reading than http.FileServer's. The entry takes f
 // over as its shared descriptor when f is an *os.File.
 func newEntry(file string, dirIndex bool, f fs.File, info fs.FileInfo, maxBody int64) (*entry, []byte, error) {
-	e := &entry{file: file, dirIndex: dirIndex, info: info, ver: versionOf(info)}
+	e := &entry{fileRef: fileRef{file: file, info: info, ver: versionOf(info)}, dirIndex: dirIndex}
 	size := info.Size()
 	if b, ok := embeddedBytes(info); ok {
 		e.body = b
@@ -87,7 +82,7 @@ func newEntry(file string, dirIndex bool, f fs.File, info fs.FileInfo, maxBody i
 
 // newVariant is the entry of orig's bytes encoded in c, held in memory.
 func newVariant(orig *entry, c coding, body []byte) *entry {
-	v := &entry{file: orig.file, info: orig.info, ver: orig.ver, tree: orig.tree, coding: c, body: body}
+	v := &entry{fileRef: fileRef{file: orig.file, info: orig.info, ver: orig.ver, tree: orig.tree}, coding: c, body: body}
 	sum := sha256.Sum256(body)
 	v.sum.Store(&sum)
 	return v
@@ -112,38 +107,10 @@ func (e *entry) size() int64 {
 	return e.info.Size()
 }
 
-// matches reports whether e still describes the file info was read from:
-// the same file (a rename over it is a new one) in the same version.
-func (e *entry) matches(info fs.FileInfo) bool {
-	return sameFile(e.info, info) && e.ver == versionOf(info)
-}
-
 // derivedFrom reports whether the variant v was made from the version of
 // the file orig describes.
 func (v *entry) derivedFrom(orig *entry) bool {
 	return v.file == orig.file && v.matches(orig.info)
-}
-
-// sameFile is os.SameFile for files of the os package, whose identity it
-// knows; files of other file systems are told apart by version alone.
-func sameFile(a, b fs.FileInfo) bool {
-	if isOSFileInfo(a) && isOSFileInfo(b) {
-		return os.SameFile(a, b)
-	}
-	return true
-}
-
-// osFileInfo is the type of the os package's FileInfo.
-var osFileInfo = reflect.TypeOf(func() fs.FileInfo {
-	fi, err := os.Stat(os.DevNull)
-	if err != nil {
-		fi, _ = os.Stat(".")
-	}
-	return fi
-}())
-
-func isOSFileInfo(fi fs.FileInfo) bool {
-	return osFileInfo != nil && reflect.TypeOf(fi) == osFileInfo
 }
 
 // entryOverhead approximates, in bytes, what an entry costs beyond its body

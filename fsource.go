@@ -5,6 +5,7 @@ import (
 	"embed"
 	"io"
 	"io/fs"
+	"os"
 	"reflect"
 	"unsafe"
 )
@@ -62,7 +63,7 @@ func (s *fsSource) stat(name string) (fs.FileInfo, error) { return fs.Stat(s.fsy
 // some archives and overlays) can change without its size changing, so one
 // held in memory is compared byte for byte with the file; a larger one has
 // no ETag (see newEntry) and its bytes are read anew by every GET.
-func (s *fsSource) fresh(e *entry, now int64) bool {
+func (s *fsSource) fresh(e *fileRef, body []byte, now int64) bool {
 	if testHookConfirmStat != nil {
 		testHookConfirmStat(e.file)
 	}
@@ -70,31 +71,31 @@ func (s *fsSource) fresh(e *entry, now int64) bool {
 	if err != nil || !e.matches(info) {
 		return false
 	}
-	if isZeroTime(info.ModTime()) && e.body != nil {
-		return s.sameBytes(e)
+	if isZeroTime(info.ModTime()) && body != nil {
+		return s.sameBytes(e.file, body)
 	}
 	return true
 }
 
-// sameBytes reports whether e's file still holds e's body, reading at most
-// one byte more than that.
-func (s *fsSource) sameBytes(e *entry) bool {
-	f, err := s.fsys.Open(e.file)
+// sameBytes reports whether file still holds body, reading at most one byte
+// more than that.
+func (s *fsSource) sameBytes(file string, body []byte) bool {
+	f, err := s.fsys.Open(file)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	b := make([]byte, len(e.body)+1)
+	b := make([]byte, len(body)+1)
 	n, err := io.ReadFull(f, b)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return false
 	}
-	return bytes.Equal(b[:n], e.body)
+	return bytes.Equal(b[:n], body)
 }
 
-func (s *fsSource) arm(*entry, int64) {}
+func (s *fsSource) arm(*fileRef, int64) {}
 
-func (s *fsSource) gone(*entry) bool { return false }
+func (s *fsSource) gone(*fileRef, *os.File) bool { return false }
 
 func (s *fsSource) sweep(int64) bool { return false }
 

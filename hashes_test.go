@@ -26,7 +26,7 @@ func hashHook(t *testing.T, f func(ctx context.Context, chunk int)) {
 // metadata, which is all the table looks at.
 func tableEntry(t *testing.T, file string, info os.FileInfo) *entry {
 	t.Helper()
-	return &entry{file: file, info: info, ver: versionOf(info)}
+	return &entry{fileRef: fileRef{file: file, info: info, ver: versionOf(info)}}
 }
 
 // TestHashTableBound: the table keeps one record per file name, the latest

@@ -200,3 +200,12 @@ const (
 	TransferZeroCopy                 // zero-copy wherever it applies
 	TransferFallback                 // never zero-copy
 )
+
+// memoryMax is the largest file held in memory under o (with its defaults):
+// CacheMaxFileSize, and none when the cache is disabled.
+func memoryMax(o Options) int64 {
+	if o.CacheMaxBytes < 0 {
+		return -1
+	}
+	return o.CacheMaxFileSize
+}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"sync/atomic"
 )
@@ -19,15 +20,17 @@ type source interface {
 	open(name string) (f fs.File, info fs.FileInfo, at *tree, err error)
 	// stat returns the metadata of name, a file open would open.
 	stat(name string) (fs.FileInfo, error)
-	// fresh reports whether e still is what its file holds now, for a
-	// request that starts now.
-	fresh(e *entry, now int64) bool
-	// arm readies a new entry for fresh: with file system events, the
+	// fresh reports whether ref still is what its file holds now, for a
+	// request that starts now; body is the file's bytes, when they are
+	// held in memory.
+	fresh(ref *fileRef, body []byte, now int64) bool
+	// arm readies a new ref for fresh: with file system events, the
 	// token that confirms it while they say nothing changed.
-	arm(e *entry, now int64)
-	// gone reports whether e's shared descriptor is of a file no longer
-	// served: deleted, renamed over, or of a tree the root no longer is.
-	gone(e *entry) bool
+	arm(ref *fileRef, now int64)
+	// gone reports whether f, a descriptor of ref's file, is of a file no
+	// longer served: deleted, renamed over, or of a tree the root no
+	// longer is.
+	gone(ref *fileRef, f *os.File) bool
 	// sweep closes what the source no longer needs (trees retired), and
 	// reports whether it has more to close.
 	sweep(now int64) (again bool)
@@ -35,6 +38,46 @@ type source interface {
 	// entry, once built, is never checked again (an embed.FS).
 	immutable() bool
 	close() error
+}
+
+// fileRef is what a source found of a file: its name, its metadata and the
+// version they identify, the tree it was found in (nil for an fs.FS), and
+// the token that confirms it while file system events say nothing changed.
+// A store's entries hold one, for the source to confirm (fresh).
+type fileRef struct {
+	file    string      // the file under the root
+	info    fs.FileInfo // its metadata when it was found
+	ver     version     // and the version they identify
+	tree    *tree
+	watched atomic.Pointer[token]
+}
+
+// matches reports whether ref still describes the file info was read from:
+// the same file (a rename over it is a new one) in the same version.
+func (ref *fileRef) matches(info fs.FileInfo) bool {
+	return sameFile(ref.info, info) && ref.ver == versionOf(info)
+}
+
+// sameFile is os.SameFile for files of the os package, whose identity it
+// knows; files of other file systems are told apart by version alone.
+func sameFile(a, b fs.FileInfo) bool {
+	if isOSFileInfo(a) && isOSFileInfo(b) {
+		return os.SameFile(a, b)
+	}
+	return true
+}
+
+// osFileInfo is the type of the os package's FileInfo.
+var osFileInfo = reflect.TypeOf(func() fs.FileInfo {
+	fi, err := os.Stat(os.DevNull)
+	if err != nil {
+		fi, _ = os.Stat(".")
+	}
+	return fi
+}())
+
+func isOSFileInfo(fi fs.FileInfo) bool {
+	return osFileInfo != nil && reflect.TypeOf(fi) == osFileInfo
 }
 
 // dirSource is a directory: names resolve through os.Root, so nothing
@@ -185,7 +228,7 @@ func (d *dirSource) stat(name string) (fs.FileInfo, error) {
 	return t.linkRoot.stat(name)
 }
 
-func (d *dirSource) fresh(e *entry, now int64) bool {
+func (d *dirSource) fresh(e *fileRef, _ []byte, now int64) bool {
 	t := d.current()
 	if t == nil || e.tree != t {
 		return false
@@ -210,17 +253,17 @@ func (d *dirSource) fresh(e *entry, now int64) bool {
 	return same
 }
 
-func (d *dirSource) arm(e *entry, now int64) {
+func (d *dirSource) arm(e *fileRef, now int64) {
 	if d.watch != nil && e.tree != nil {
 		e.watched.Store(d.watch.cover(e.tree, e.file, e.ver, now))
 	}
 }
 
-func (d *dirSource) gone(e *entry) bool {
+func (d *dirSource) gone(e *fileRef, f *os.File) bool {
 	if e.tree != nil && e.tree.retired.Load() != 0 {
 		return true
 	}
-	gone, _ := unlinked(e.sf.f)
+	gone, _ := unlinked(f)
 	return gone
 }
 
@@ -266,3 +309,10 @@ func servable(info fs.FileInfo) bool {
 var testHookOpen func(name string)
 
 var errNotRegular = errors.New("jaws: not a regular file")
+
+// errChanged is a file that changed while it was being opened or served.
+var errChanged = errors.New("jaws: file changed while being served")
+
+// testHookConfirmStat, when set by a test, sees every hit confirmed by a
+// system call rather than by events or Options.Revalidate.
+var testHookConfirmStat func(file string)

@@ -1,7 +1,6 @@
 package jaws
 
 import (
-	"errors"
 	"io/fs"
 	"log"
 	"path"
@@ -38,7 +37,8 @@ type store struct {
 func newStore(src source, c *cache, maxBody int64, logger *log.Logger, sw *sweeper,
 	describe func(e *entry, name string, head []byte)) *store {
 	s := &store{src: src, cache: c, maxBody: maxBody, describe: describe, log: logger, sweeper: sw}
-	sw.jobs = append(sw.jobs, func(int64) bool { return c.sweep(src.gone) }, src.sweep)
+	gone := func(e *entry) bool { return src.gone(&e.fileRef, e.sf.f) }
+	sw.jobs = append(sw.jobs, func(int64) bool { return c.sweep(gone) }, src.sweep)
 	return s
 }
 
@@ -247,7 +247,7 @@ func (s *store) confirm(e *entry) bool {
 	if s.cache.trusted(e, now) {
 		return true
 	}
-	if !s.src.fresh(e, now) {
+	if !s.src.fresh(&e.fileRef, e.body, now) {
 		return false
 	}
 	if s.cache.revalidate > 0 {
@@ -255,10 +255,6 @@ func (s *store) confirm(e *entry) bool {
 	}
 	return true
 }
-
-// testHookConfirmStat, when set by a test, sees every hit confirmed by a
-// system call rather than by events or Options.Revalidate.
-var testHookConfirmStat func(file string)
 
 // build makes the entry for the open file f, found in tree at, caches it
 // under key and returns it as the request's target; finish completes a new
@@ -279,7 +275,7 @@ func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileIn
 		}
 		e.tree = at
 		finish(e, head)
-		s.src.arm(e, s.cache.now())
+		s.src.arm(&e.fileRef, s.cache.now())
 		return e, nil
 	})
 	if err != nil {
@@ -370,8 +366,6 @@ func (s *store) readAll(e *entry) ([]byte, error) {
 	}
 	return b, err
 }
-
-var errChanged = errors.New("jaws: file changed while being served")
 
 // findDigest gives an entry sent from disk its content ETag from a digest
 // sibling, when there is a current one. Said once per version of the file:

@@ -61,3 +61,7 @@ func (s *sweeper) stop() {
 	s.mu.Unlock()
 	s.running.Wait()
 }
+
+// unixNano is the clock of sweeps, trees and the cache, in unix
+// nanoseconds.
+func unixNano() int64 { return time.Now().UnixNano() }
