@@ -8,11 +8,11 @@ import (
 	"log"
 	"net/http"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/andybalholm/brotli"
+	"github.com/jaws-go/jaws/internal/httprule"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
@@ -367,20 +367,17 @@ func (v *variants) compressed(ctx context.Context, key string, orig *entry, c co
 var hdrVary = []string{"Accept-Encoding"}
 
 // addVary adds Accept-Encoding to the Vary field, keeping what an outer
-// handler put there (Accept, say).
+// handler put there (Accept, say), unless the field lists it, or "*",
+// already (httprule.ListContains: ASCII case-insensitively, as tokens
+// compare).
 func addVary(hdr http.Header) {
 	v, ok := hdr["Vary"]
 	if !ok {
 		hdr["Vary"] = hdrVary
 		return
 	}
-	for _, s := range v {
-		for tok := range strings.SplitSeq(s, ",") {
-			tok = strings.TrimSpace(tok)
-			if tok == "*" || strings.EqualFold(tok, "Accept-Encoding") {
-				return
-			}
-		}
+	if httprule.ListContains(v, "Accept-Encoding") || httprule.ListContains(v, "*") {
+		return
 	}
 	hdr["Vary"] = append(v[:len(v):len(v)], "Accept-Encoding")
 }

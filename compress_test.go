@@ -341,6 +341,41 @@ func TestVaryEverywhere(t *testing.T) {
 	}
 }
 
+// TestAddVary: Accept-Encoding joins what an outer handler put in Vary
+// unless an element of the list is it already, ASCII case-insensitively, or
+// "*".
+func TestAddVary(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		vary, want []string // nil: no Vary
+	}{
+		{"none", nil, []string{"Accept-Encoding"}},
+		{"another", []string{"Accept"}, []string{"Accept", "Accept-Encoding"}},
+		{"there", []string{"Accept-Encoding"}, []string{"Accept-Encoding"}},
+		{"lower case", []string{"accept-encoding"}, []string{"accept-encoding"}},
+		{"in a list", []string{"Origin,\tACCEPT-ENCODING "}, []string{"Origin,\tACCEPT-ENCODING "}},
+		{"second line", []string{"Origin", "Accept-Encoding"}, []string{"Origin", "Accept-Encoding"}},
+		{"star", []string{"Origin, *"}, []string{"Origin, *"}},
+		{"a longer name", []string{"Accept-Encodings"}, []string{"Accept-Encodings", "Accept-Encoding"}},
+		{"space-separated", []string{"Accept Accept-Encoding"}, []string{"Accept Accept-Encoding", "Accept-Encoding"}},
+		{"no-break space is not white space", []string{"Accept-Encoding\u00a0"}, []string{"Accept-Encoding\u00a0", "Accept-Encoding"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			hdr := http.Header{}
+			if tt.vary != nil {
+				hdr["Vary"] = slices.Clone(tt.vary)
+			}
+			addVary(hdr)
+			if got := hdr["Vary"]; !slices.Equal(got, tt.want) {
+				t.Errorf("addVary(%q): Vary %q, want %q", tt.vary, got, tt.want)
+			}
+		})
+	}
+}
+
 // TestOuterContentEncoding: a handler in front that set Content-Encoding
 // encodes the body itself: jaws neither negotiates nor sends zero-copy, and
 // sends the file's own bytes without a length.

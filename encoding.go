@@ -3,6 +3,8 @@ package jaws
 import (
 	"fmt"
 	"strings"
+
+	"github.com/jaws-go/jaws/internal/httprule"
 )
 
 // defaultEncodings is the server's order of preference: brotli compresses
@@ -34,37 +36,23 @@ func parseEncodings(names []string) ([]coding, error) {
 // by that name. "x-gzip" is gzip (RFC 9110 §8.4.1.3).
 func codingByName(n string) coding {
 	for c := brotliCoding; c < numCodings; c++ {
-		if tokenEqual(n, codingNames[c]) {
+		if httprule.EqualFold(n, codingNames[c]) {
 			return c
 		}
 	}
-	if tokenEqual(n, "x-gzip") {
+	if httprule.EqualFold(n, "x-gzip") {
 		return gzipCoding
 	}
 	return identity
 }
 
-// tokenEqual compares an HTTP token with a lower-case name, ignoring ASCII
-// case only: tokens are ASCII, and strings.EqualFold would take "zſtd"
-// (a long s) for "zstd".
-func tokenEqual(tok, lower string) bool {
-	if len(tok) != len(lower) {
-		return false
-	}
-	for i := 0; i < len(tok); i++ {
-		c := tok[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
-}
+// tokenEqual is httprule.EqualFold, for zerocopy.go's hasToken until it
+// calls httprule.HasToken.
+func tokenEqual(tok, lower string) bool { return httprule.EqualFold(tok, lower) }
 
 // qNone marks a coding the Accept-Encoding field does not mention; weights
-// are otherwise in thousandths, 0 to 1000 (RFC 9110 §12.4.2).
+// are otherwise httprule.Weight's, thousandths from 0 to 1000 (RFC 9110
+// §12.4.2).
 const qNone = -1
 
 // negotiate picks the coding to answer with from the Accept-Encoding field
@@ -92,7 +80,7 @@ func negotiate(values []string, avail codingSet, prefs []coding) coding {
 			if name == "" {
 				continue
 			}
-			w, ok := parseWeight(params)
+			w, ok := httprule.Weight(params)
 			if !ok {
 				continue // a malformed element says nothing
 			}
@@ -101,7 +89,7 @@ func negotiate(values []string, avail codingSet, prefs []coding) coding {
 				if star == qNone {
 					star = w
 				}
-			case c != identity || tokenEqual(name, "identity"):
+			case c != identity || httprule.EqualFold(name, "identity"):
 				if q[c] == qNone { // the first mention counts
 					q[c] = w
 				}
@@ -125,51 +113,6 @@ func negotiate(values []string, avail codingSet, prefs []coding) coding {
 		return identity
 	}
 	return best
-}
-
-// parseWeight reads the parameters after a coding (";q=0.5"), returning
-// the weight in thousandths, 1000 when there is none. ok is false for a
-// weight that is not a qvalue (RFC 9110 §12.4.2: "0" to "1" with at most
-// three decimals).
-func parseWeight(params string) (w int, ok bool) {
-	w = 1000
-	for params != "" {
-		var p string
-		p, params, _ = strings.Cut(params, ";")
-		k, val, _ := strings.Cut(p, "=")
-		if !tokenEqual(strings.TrimSpace(k), "q") {
-			continue
-		}
-		if w, ok = parseQValue(strings.TrimSpace(val)); !ok {
-			return 0, false
-		}
-	}
-	return w, true
-}
-
-func parseQValue(s string) (int, bool) {
-	if s == "" || (s[0] != '0' && s[0] != '1') {
-		return 0, false
-	}
-	w := int(s[0]-'0') * 1000
-	if len(s) == 1 {
-		return w, true
-	}
-	if s[1] != '.' || len(s) > 5 {
-		return 0, false
-	}
-	scale := 100
-	for _, d := range []byte(s[2:]) {
-		if d < '0' || d > '9' {
-			return 0, false
-		}
-		w += int(d-'0') * scale
-		scale /= 10
-	}
-	if w > 1000 {
-		return 0, false
-	}
-	return w, true
 }
 
 // compressibleType reports whether a Content-Type names content that

@@ -84,50 +84,6 @@ func TestNegotiate(t *testing.T) {
 	}
 }
 
-func TestParseQValue(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in   string
-		want int
-		ok   bool
-	}{
-		{"0", 0, true},
-		{"1", 1000, true},
-		{"0.", 0, true},
-		{"1.", 1000, true},
-		{"0.5", 500, true},
-		{"0.05", 50, true},
-		{"0.005", 5, true},
-		{"0.123", 123, true},
-		{"0.999", 999, true},
-		{"1.0", 1000, true},
-		{"1.000", 1000, true},
-		{"1.001", 0, false},
-		{"1.5", 0, false},
-		{"2", 0, false},
-		{"0.1234", 0, false},
-		{"", 0, false},
-		{".5", 0, false},
-		{"-0", 0, false},
-		{"+1", 0, false},
-		{"0,5", 0, false},
-		{"0.5a", 0, false},
-		{"0.a", 0, false},
-		{"00", 0, false},
-		{"1e0", 0, false},
-		{" 1", 0, false},
-	}
-	for _, tt := range tests {
-		t.Run(strconv.Quote(tt.in), func(t *testing.T) {
-			t.Parallel()
-			got, ok := parseQValue(tt.in)
-			if ok != tt.ok || (ok && got != tt.want) {
-				t.Errorf("parseQValue(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
-			}
-		})
-	}
-}
-
 func TestCompressibleType(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

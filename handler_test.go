@@ -98,7 +98,14 @@ func TestNonCanonicalPaths(t *testing.T) {
 		{"encoded unreserved", "/priv%61te/secret.txt", 404},
 		{"encoded slash", "/private%2Fsecret.txt", 404},
 		{"encoded dot", "/private/secret%2etxt", 404},
-		{"encoded reserved is fine", "/a%2Bb.txt", 200},
+		// A sub-delim encoded is not the sub-delim (RFC 3986 §2.2): a
+		// router matching "/a+b.txt" does not match it.
+		{"encoded sub-delim", "/a%2Bb.txt", 404},
+		{"encoded sub-delim, lower case", "/a%2bb.txt", 404},
+		// Malformed escapes never reach a handler: net/http answers 400.
+		{"malformed escape", "/a%G1.txt", 400},
+		{"trailing percent", "/a.txt%", 400},
+		{"one hex digit", "/a.txt%2", 400},
 		{"plain reserved", "/a+b.txt", 200},
 	}
 	for _, tt := range tests {

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"path"
 	"strings"
+
+	"github.com/jaws-go/jaws/internal/httprule"
 )
 
 // hashLen is the hex digits of a hashed name: 64 bits of the SHA-256 of the
@@ -163,4 +165,6 @@ func (h *Handler) resolveHashed(ctx context.Context, name string, need fdNeed) (
 	return target{}, "", false
 }
 
-var hdrImmutable = []string{"public, max-age=31536000, immutable"}
+// hdrImmutable is the Cache-Control of a hashed name, the value
+// middleware.CacheImmutable names too.
+var hdrImmutable = []string{httprule.Immutable}

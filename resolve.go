@@ -6,9 +6,10 @@ import (
 	"os"
 	"path"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/jaws-go/jaws/internal/httprule"
 )
 
 const indexPage = "index.html"
@@ -46,28 +47,12 @@ func cleanName(urlPath string, serveDot bool) (name string, ok bool) {
 	return p[1:], true
 }
 
-// needlessEscape reports whether a raw path percent-encodes "/" or an
-// unreserved character (RFC 3986 §2.3 says those must not be encoded):
-// routers match "/priv%61te/a" and "/private%2Fa" as sent, so jaws must not
-// serve the file they decode to (see cleanName).
-func needlessEscape(raw string) bool {
-	for ; ; raw = raw[3:] {
-		i := strings.IndexByte(raw, '%')
-		if i < 0 || i+3 > len(raw) {
-			return false
-		}
-		raw = raw[i:]
-		b, err := strconv.ParseUint(raw[1:3], 16, 8)
-		if err != nil || b == '/' || unreserved(byte(b)) {
-			return true
-		}
-	}
-}
-
-func unreserved(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		c == '-' || c == '.' || c == '_' || c == '~'
-}
+// needlessEscape reports whether a raw path spells its name otherwise than
+// a router in front reads it, or is malformed (httprule.NeedlessEscape, the
+// rule middleware applies too): routers match "/priv%61te/a",
+// "/private%2Fa" and "/a%2Bb" as sent, so jaws must not serve the file they
+// decode to (see cleanName).
+func needlessEscape(raw string) bool { return httprule.NeedlessEscape(raw) }
 
 // hasHiddenElem reports whether any element of the cleaned path starts with a
 // dot (".git", ".env", ".htpasswd", ".DS_Store"): such names are private by

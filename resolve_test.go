@@ -9,11 +9,14 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/jaws-go/jaws/internal/httprule"
 )
 
 func TestCleanName(t *testing.T) {
@@ -65,6 +68,38 @@ func TestCleanName(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCleanNameSegments: cleanName refuses exactly the paths with empty, "."
+// or ".." segments that middleware's httprule.CleanPath refuses, for every
+// path of up to eight of '/', '.' and 'a' (dot names served, so that only
+// the segments decide).
+func TestCleanNameSegments(t *testing.T) {
+	t.Parallel()
+	paths := []string{""}
+	for n := 0; n < 8; n++ {
+		for _, p := range paths[len(paths)-pow3(n):] {
+			for _, c := range "/.a" {
+				paths = append(paths, p+string(c))
+			}
+		}
+	}
+	for _, p := range paths {
+		if isWindows && unstorableOnWindows(path.Clean("/"+p)) {
+			continue // refused on Windows whatever its segments
+		}
+		if _, ok := cleanName(p, true); ok != httprule.CleanPath(p) {
+			t.Errorf("cleanName(%q) ok = %v, httprule.CleanPath = %v", p, ok, !ok)
+		}
+	}
+}
+
+func pow3(n int) int {
+	r := 1
+	for range n {
+		r *= 3
+	}
+	return r
 }
 
 const isWindows = runtime.GOOS == "windows"

@@ -4,14 +4,18 @@ import (
 	"net/http"
 	"path"
 	"strings"
+
+	"github.com/jaws-go/jaws/internal/httprule"
 )
 
 // Cache-Control values for CacheRule.Value.
 const (
-	// CacheImmutable lets any cache keep a response for a year without
-	// asking again (RFC 8246): for names that change whenever their content
-	// does, such as app.3f9a1c2b.js.
-	CacheImmutable = "public, max-age=31536000, immutable"
+	// CacheImmutable, "public, max-age=31536000, immutable", lets any
+	// cache keep a response for a year without asking again (RFC 8246): for
+	// names that change whenever their content does, such as
+	// app.3f9a1c2b.js. It is the value jaws.Handler sets on the names
+	// HashName makes.
+	CacheImmutable = httprule.Immutable
 	// CacheNoCache lets caches store a response but not use it before
 	// revalidating it, which the ETag makes cheap (a 304): for pages whose
 	// name stays while their content changes, such as index.html.

@@ -5,8 +5,15 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/jaws-go/jaws"
+	"github.com/jaws-go/jaws/internal/httprule"
+	"github.com/jaws-go/jaws/internal/testsite"
 )
 
 func TestIsCanonical(t *testing.T) {
@@ -117,7 +124,7 @@ func FuzzCanonical(f *testing.F) {
 			if got := strings.TrimSuffix(u.Path, "/"); got != strings.TrimSuffix(name, "/") && u.Path != "/" {
 				t.Fatalf("%q is canonical, but its path %q cleans to %q", raw, u.Path, name)
 			}
-			if _, ok := canonicalLocation(r); ok && u.RawPath == "" && escapePath(u.Path) == raw {
+			if _, ok := canonicalLocation(r); ok && u.RawPath == "" && httprule.EscapePath(u.Path) == raw {
 				t.Fatalf("%q is canonical, yet canonicalLocation offers a redirect", raw)
 			}
 			return
@@ -141,4 +148,203 @@ func FuzzCanonical(f *testing.F) {
 			t.Fatalf("location %q of %q is not canonical (Path %q, RawPath %q)", loc, raw, lu.Path, lu.RawPath)
 		}
 	})
+}
+
+// canonicalCases pin, for each kind of escape, the one answer jaws.Handler
+// and this package give (httprule.NeedlessEscape and httprule.CleanPath):
+// whether target is canonical, and where Mount redirects it when it is not
+// ("" for a 404: nothing to offer). A target is sent as a client would, so
+// net/url sets RawPath only when the client's spelling is not its own
+// encoding of the path; in "/it's/..." the literal "'" (which net/url would
+// encode) makes it set one, and the router in front then matches the raw
+// path (chi does).
+var canonicalCases = []struct {
+	name, target string
+	file         string // the file the decoded path names, "" for none
+	canonical    bool
+	loc          string // Mount's redirect when not canonical
+}{
+	{"%21, no RawPath", "/x%21y.txt", "x!y.txt", true, ""},
+	{"%21 in a RawPath", "/it's/x%21y.txt", "it's/x!y.txt", false, "/it's/x!y.txt"},
+	{"! as it is", "/it's/x!y.txt", "it's/x!y.txt", true, ""},
+	{"%2F", "/x%2Fy.txt", "x/y.txt", false, "/x/y.txt"},
+	{"%2f", "/x%2fy.txt", "x/y.txt", false, "/x/y.txt"},
+	{"%61", "/x%61y.txt", "xay.txt", false, "/xay.txt"},
+	{"%7E", "/x%7Ey.txt", "x~y.txt", false, "/x~y.txt"},
+	{"%25, no RawPath", "/x%25y.txt", "x%y.txt", true, ""},
+	{"%25 in a RawPath", "/it's/x%25y.txt", "it's/x%y.txt", true, ""},
+	{"%20, no RawPath", "/x%20y.txt", "x y.txt", true, ""},
+	{"%20 in a RawPath", "/it's/x%20y.txt", "it's/x y.txt", true, ""},
+	{"%3A", "/x%3Ay.txt", "x:y.txt", false, "/x:y.txt"},
+	{": as it is", "/x:y.txt", "x:y.txt", true, ""},
+	{"%40", "/x%40y.txt", "x@y.txt", false, "/x@y.txt"},
+	{"@ as it is", "/x@y.txt", "x@y.txt", true, ""},
+	{"%2B", "/x%2By.txt", "x+y.txt", false, "/x+y.txt"},
+	{"+ as it is", "/x+y.txt", "x+y.txt", true, ""},
+	{"%00, no RawPath", "/x%00y.txt", "", true, ""},
+	{"%00 in a RawPath", "/it's/x%00y.txt", "", true, ""},
+	{"dot-dot", "/it's/../x+y.txt", "x+y.txt", false, "/x+y.txt"},
+	{"empty segment", "//x+y.txt", "x+y.txt", false, "/x+y.txt"},
+	{"dot segment", "/./x+y.txt", "x+y.txt", false, "/x+y.txt"},
+}
+
+// malformedCases are raw paths no URL net/url parses can have (net/http
+// answers 400 before any handler runs), as a handler in front might set
+// them in RawPath over a path with the same bytes: never served, by either.
+var malformedCases = []string{"/x%G1y.txt", "/x%", "/x%2"}
+
+// canonicalSite is a tree with every file canonicalCases names, and a
+// jaws.Handler over it (by jaws.NewFS with JAWS_TEST_SOURCE=dirfs).
+func canonicalSite(t *testing.T) *jaws.Handler {
+	t.Helper()
+	site := testsite.New(t)
+	for _, c := range canonicalCases {
+		if c.file != "" && !(runtime.GOOS == "windows" && strings.ContainsAny(c.file, ":")) {
+			site.File(c.file, []byte("file "+c.file+"\n"))
+		}
+	}
+	return (&fixture{Site: site}).handler(t, jaws.Options{})
+}
+
+// TestCanonicalOneAnswer: for each case the handler alone, Mount, Static and
+// SPA agree on whether the file is served; what none of them serves,
+// Mount and SPA redirect to the canonical spelling, which all of them serve.
+func TestCanonicalOneAnswer(t *testing.T) {
+	t.Parallel()
+	h := canonicalSite(t)
+	handlers := []struct {
+		name string
+		h    http.Handler
+	}{
+		{"Handler", h},
+		{"Mount", Mount("", h)},
+		{"Static", Static(h)(teapot{t})},
+		{"SPA", SPA(h, SPAOptions{})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusTeapot) // SPA adds "Vary: Accept" first
+		}))},
+	}
+	for _, c := range canonicalCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if c.file != "" && runtime.GOOS == "windows" && strings.ContainsAny(c.file, ":") {
+				t.Skip("Windows stores no ':' in a name")
+			}
+			r := httptest.NewRequest("GET", c.target, nil) // as net/http parses it
+			if got := isCanonical(r); got != c.canonical {
+				t.Fatalf("isCanonical(%q) = %v, want %v (Path %q, RawPath %q)", c.target, got, c.canonical, r.URL.Path, r.URL.RawPath)
+			}
+			body := "file " + c.file + "\n"
+			for _, hh := range handlers {
+				w := serve(t, hh.h, "GET", c.target)
+				served := w.Code == 200 && w.Body.String() == body
+				if want := c.canonical && c.file != ""; served != want {
+					t.Errorf("%s: GET %s: %d %.40q, served %v, want %v", hh.name, c.target, w.Code, w.Body, served, want)
+				}
+				switch {
+				case served || c.canonical:
+				case hh.name == "Handler":
+					if w.Code != 404 {
+						t.Errorf("%s: GET %s: %d, want 404", hh.name, c.target, w.Code)
+					}
+				case hh.name == "Static":
+					if w.Code != http.StatusTeapot {
+						t.Errorf("%s: GET %s: %d, want next's 418", hh.name, c.target, w.Code)
+					}
+				default: // Mount and SPA
+					if w.Code != 301 || w.Header().Get("Location") != c.loc {
+						t.Errorf("%s: GET %s: %d Location %q, want 301 to %q", hh.name, c.target, w.Code, w.Header().Get("Location"), c.loc)
+					}
+				}
+			}
+			if c.canonical {
+				return
+			}
+			// Where the redirect leads, every one of them serves the file.
+			for _, hh := range handlers {
+				if w := serve(t, hh.h, "GET", c.loc); w.Code != 200 || w.Body.String() != body {
+					t.Errorf("%s: GET %s (the location of %s): %d %.40q, want 200 and the file", hh.name, c.loc, c.target, w.Code, w.Body)
+				}
+			}
+		})
+	}
+	for _, raw := range malformedCases {
+		t.Run(raw, func(t *testing.T) {
+			t.Parallel()
+			r := &http.Request{Method: "GET", URL: &url.URL{Path: raw, RawPath: raw}, RequestURI: raw, Header: http.Header{}}
+			if isCanonical(r) {
+				t.Fatalf("isCanonical(%q) = true, want false", raw)
+			}
+			for _, hh := range handlers {
+				w := httptest.NewRecorder()
+				hh.h.ServeHTTP(w, r)
+				want := 404
+				if hh.name == "Static" {
+					want = http.StatusTeapot
+				}
+				if w.Code != want {
+					t.Errorf("%s: GET %s (RawPath set by hand): %d, want %d", hh.name, raw, w.Code, want)
+				}
+			}
+		})
+	}
+}
+
+// TestCanonicalBehindChi: a chi route guarding a path with a sub-delim in it
+// ("/p!r!v/*", "/a+b/*") is not passed by a spelling that encodes the
+// sub-delim while a RawPath is set, whichever of the handler, Mount, Static
+// and SPA serves the rest: chi matches the raw path, so such a request goes
+// to the catch-all, and jaws must not serve it the guarded file (RFC 3986
+// §2.2: "%2B" is not "+").
+func TestCanonicalBehindChi(t *testing.T) {
+	t.Parallel()
+	site := testsite.New(t)
+	const secret = "the secret\n"
+	site.File("p!r!v/secret.txt", []byte(secret))
+	site.File("a+b/secret.txt", []byte(secret))
+	site.File("public.txt", []byte("public\n"))
+	h := (&fixture{Site: site}).handler(t, jaws.Options{})
+	guard := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "guarded", http.StatusUnauthorized) })
+	for _, rest := range []struct {
+		name string
+		h    http.Handler
+	}{
+		{"Handler", h},
+		{"Mount", Mount("", h)},
+		{"Static", Static(h)(http.NotFoundHandler())},
+		{"SPA", SPA(h, SPAOptions{})(nil)},
+	} {
+		r := chi.NewRouter()
+		r.Handle("/p!r!v/*", guard)
+		r.Handle("/a+b/*", guard)
+		r.Handle("/*", rest.h)
+		for _, target := range []string{
+			"/p!r!v/secret.txt",
+			"/p%21r%21v/secret.txt", // no RawPath: chi matches the decoded path
+			"/p!r%21v/secret.txt",   // RawPath: chi sees "%21"
+			"/p%21r!v/secret.txt",
+			"/a+b/secret.txt",
+			"/a%2Bb/secret.txt",
+			"/a%2bb/secret.txt",
+			"/a+b%2Fsecret.txt",
+		} {
+			t.Run(rest.name+" "+target, func(t *testing.T) {
+				t.Parallel()
+				loc := target
+				for range 4 { // follow redirects
+					w := serve(t, r, "GET", loc)
+					if strings.Contains(w.Body.String(), secret) {
+						t.Fatalf("GET %s, at %s: %d, served the guarded file", target, loc, w.Code)
+					}
+					if w.Code != 301 {
+						return
+					}
+					loc = w.Header().Get("Location")
+				}
+				t.Fatalf("GET %s: redirected more than 3 times", target)
+			})
+		}
+		if w := serve(t, r, "GET", "/public.txt"); w.Code != 200 {
+			t.Errorf("%s: GET /public.txt: %d, want 200", rest.name, w.Code)
+		}
+	}
 }

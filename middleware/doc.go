@@ -24,8 +24,9 @@
 // still-encoded path, while a file server cleans the path it is given:
 // "/public/..%2fprivate/key" is routed under /public but names
 // /private/key. So Mount and SPA answer a path that is not in canonical form
-// (with ".", ".." or empty segments, or an escape of a character that needs
-// none, such as "%2F" or "%61") with a redirect to its canonical form, where
-// the router's rules, authentication included, apply; Static passes it to
-// the next handler.
+// (with ".", ".." or empty segments, or an escape of a character a path may
+// hold as it is, such as "%2F", "%61" or "%2B") with a redirect to its
+// canonical form, where the router's rules, authentication included, apply;
+// Static passes it to the next handler. A jaws.Handler alone answers such a
+// path with a 404, by the same rule.
 package middleware

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jaws-go/jaws"
+	"github.com/jaws-go/jaws/internal/httprule"
 )
 
 // Mount returns a handler serving h's files under prefix: the request for
@@ -36,7 +37,7 @@ func Mount(prefix string, h *jaws.Handler) http.Handler {
 	// The redirect from the bare prefix: its last element with a slash,
 	// relative, so it holds under any outer prefix as well.
 	base := path.Base(prefix)
-	toDir := "./" + escapePath(base+"/")
+	toDir := "./" + httprule.EscapePath(base+"/")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !isGetOrHead(r) {
 			h.ServeHTTP(w, r) // 405, whatever the path

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jaws-go/jaws"
+	"github.com/jaws-go/jaws/internal/httprule"
 )
 
 // SPAOptions configure SPA. The zero value serves the root's index.html for
@@ -102,32 +103,21 @@ func IsClientRoute(r *http.Request) bool {
 }
 
 // acceptsHTML reports whether the Accept header lists text/html with a
-// weight above zero. Wildcards (text/*, */*) do not count: a browser
-// navigating names text/html, while fetch and curl send */*.
+// weight above zero (RFC 9110 §12.5.1); an element whose weight is not a
+// qvalue says nothing (httprule.Weight). Wildcards (text/*, */*) do not
+// count: a browser navigating names text/html, while fetch and curl send
+// */*.
 func acceptsHTML(values []string) bool {
 	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
+		for part := range strings.SplitSeq(v, ",") {
 			mt, params, _ := strings.Cut(part, ";")
-			if !strings.EqualFold(strings.TrimSpace(mt), "text/html") {
+			if !httprule.EqualFold(strings.TrimSpace(mt), "text/html") {
 				continue
 			}
-			if !zeroWeight(params) {
+			if w, ok := httprule.Weight(params); ok && w > 0 {
 				return true
 			}
 		}
-	}
-	return false
-}
-
-// zeroWeight reports whether media-type parameters hold q=0 (RFC 9110 §12.4.2).
-func zeroWeight(params string) bool {
-	for _, p := range strings.Split(params, ";") {
-		k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
-		if !ok || !strings.EqualFold(strings.TrimSpace(k), "q") {
-			continue
-		}
-		v = strings.TrimSpace(v)
-		return strings.TrimRight(strings.TrimPrefix(strings.TrimPrefix(v, "0"), "."), "0") == "" && v != ""
 	}
 	return false
 }

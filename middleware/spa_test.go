@@ -226,6 +226,20 @@ func TestAcceptsHTML(t *testing.T) {
 		{"text wildcard", []string{"text/*"}, false},
 		{"xhtml", []string{"application/xhtml+xml"}, false},
 		{"prefix", []string{"text/htmlx"}, false},
+		{"q=0.", []string{"text/html;q=0."}, false},
+		// A weight that is not a qvalue makes the element say nothing
+		// (httprule.Weight), as in Accept-Encoding.
+		{"malformed: .5", []string{"text/html;q=.5"}, false},
+		{"malformed: 2", []string{"text/html;q=2"}, false},
+		{"malformed: four decimals", []string{"text/html;q=0.0001"}, false},
+		{"malformed: four zeros", []string{"text/html;q=0.0000"}, false},
+		{"malformed: empty", []string{"text/html;q="}, false},
+		{"malformed: no value", []string{"text/html;q"}, false},
+		{"malformed beside a good one", []string{"text/html;q=x, text/html;q=0.5"}, true},
+		{"last q counts", []string{"text/html;q=0;q=1"}, true},
+		{"last q counts, down", []string{"text/html;q=1;q=0"}, false},
+		{"media-type parameters first", []string{"text/html;level=1;q=0.2"}, true},
+		{"upper-case Q", []string{"text/html;Q=0"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
