@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/jaws-go/jaws/internal/httprule"
 )
 
 // Handler serves the files under one directory, or of one fs.FS. Create it
@@ -165,7 +167,10 @@ func (h *Handler) ServeNext(w http.ResponseWriter, r *http.Request, next http.Ha
 		return
 	}
 	name, ok := cleanName(r.URL.Path, h.opts.ServeDotFiles)
-	if !ok || needlessEscape(r.URL.RawPath) {
+	// A raw path a router in front reads otherwise than its decoded name
+	// ("/priv%61te/a", "/private%2Fa", "/a%2Bb", "/caf%c3%a9") is not
+	// served: the rule middleware applies too (httprule.NeedlessEscape).
+	if !ok || httprule.NeedlessEscape(r.URL.RawPath) {
 		h.notFound(w, r, next)
 		return
 	}

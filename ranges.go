@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/jaws-go/jaws/internal/httprule"
 )
 
 // span is a byte range of a file: n bytes starting at off.
@@ -61,7 +63,7 @@ func parseRange(s string, size int64, maxRanges int) ([]span, rangeVerdict) {
 		return nil, rangeNone
 	}
 	unit, set, ok := strings.Cut(s, "=")
-	if !ok || !strings.EqualFold(textproto.TrimString(unit), "bytes") {
+	if !ok || !httprule.EqualFold(textproto.TrimString(unit), "bytes") {
 		return nil, rangeNone
 	}
 	var spans []span

@@ -8,8 +8,6 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
-
-	"github.com/jaws-go/jaws/internal/httprule"
 )
 
 const indexPage = "index.html"
@@ -46,13 +44,6 @@ func cleanName(urlPath string, serveDot bool) (name string, ok bool) {
 	}
 	return p[1:], true
 }
-
-// needlessEscape reports whether a raw path spells its name otherwise than
-// a router in front reads it, or is malformed (httprule.NeedlessEscape, the
-// rule middleware applies too): routers match "/priv%61te/a",
-// "/private%2Fa" and "/a%2Bb" as sent, so jaws must not serve the file they
-// decode to (see cleanName).
-func needlessEscape(raw string) bool { return httprule.NeedlessEscape(raw) }
 
 // hasHiddenElem reports whether any element of the cleaned path starts with a
 // dot (".git", ".env", ".htpasswd", ".DS_Store"): such names are private by

@@ -183,6 +183,8 @@ var canonicalCases = []struct {
 	{"+ as it is", "/x+y.txt", "x+y.txt", true, ""},
 	{"%00, no RawPath", "/x%00y.txt", "", true, ""},
 	{"%00 in a RawPath", "/it's/x%00y.txt", "", true, ""},
+	{"lower-case hex", "/caf%c3%a9.txt", "café.txt", false, "/caf%C3%A9.txt"},
+	{"upper-case hex", "/caf%C3%A9.txt", "café.txt", true, ""},
 	{"dot-dot", "/it's/../x+y.txt", "x+y.txt", false, "/x+y.txt"},
 	{"empty segment", "//x+y.txt", "x+y.txt", false, "/x+y.txt"},
 	{"dot segment", "/./x+y.txt", "x+y.txt", false, "/x+y.txt"},

@@ -38,13 +38,16 @@ func CleanPath(p string) bool {
 //     sub-delim, ":" or "@" ("%21", "%2B", "%3A", "%40"), which RFC 3986
 //     §2.2 says is not equivalent to the character itself, so a router
 //     matching "/a+b/*" does not match "/a%2Bb/key";
+//   - an escape in lower-case hex ("%c3%a9"): net/url spells escapes in
+//     upper case, so it keeps a raw path spelled in lower case, and a router
+//     matching raw paths reads "/caf%c3%a9/" as another name than "/café/";
 //   - a "%" not followed by two hex digits ("%G1", "%2" or "%" at the end):
 //     no URL net/url parses has one (net/http answers 400), so it can only
 //     come from a handler in front that set RawPath itself.
 //
-// The escapes that remain are those of bytes a path cannot hold as they are
-// (a space, "%", "?", "#", a NUL, non-ASCII bytes): they are the only
-// spelling and change nothing. An empty raw (net/url sets no RawPath when
+// The escapes that remain are those, in upper-case hex, of bytes a path
+// cannot hold as they are (a space, "%", "?", "#", a NUL, non-ASCII bytes):
+// they are the only spelling and change nothing. An empty raw (net/url sets no RawPath when
 // the client's spelling is its own encoding of the path) has none: the
 // router then matches the decoded path, as the file server does.
 func NeedlessEscape(raw string) bool {
@@ -57,13 +60,15 @@ func NeedlessEscape(raw string) bool {
 		}
 		hi, ok1 := unhex(raw[i+1])
 		lo, ok2 := unhex(raw[i+2])
-		if !ok1 || !ok2 || PathChar(hi<<4|lo) {
+		if !ok1 || !ok2 || PathChar(hi<<4|lo) || isLowerHex(raw[i+1]) || isLowerHex(raw[i+2]) {
 			return true
 		}
 		i += 2
 	}
 	return false
 }
+
+func isLowerHex(c byte) bool { return 'a' <= c && c <= 'f' }
 
 func unhex(c byte) (byte, bool) {
 	switch {

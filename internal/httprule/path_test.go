@@ -81,7 +81,9 @@ func TestNeedlessEscape(t *testing.T) {
 		{"bracket", "%5B", false},
 		{"DEL", "%7F", false},
 		{"non-ASCII", "%C3%A9", false},
-		{"non-ASCII, lower case", "%c3%a9", false},
+		{"non-ASCII, lower case", "%c3%a9", true},
+		{"non-ASCII, one digit lower case", "%C3%a9", true},
+		{"space, lower case", "%2a%20", true},
 		{"high byte", "%FF", false},
 		// Malformed: never from net/url, refused from anyone.
 		{"not hex", "%G1", true},
@@ -129,8 +131,8 @@ func TestEscapePath(t *testing.T) {
 var pcharRE = regexp.MustCompile(`^[A-Za-z0-9._~!$&'()*+,;=:@/-]$`)
 
 // refNeedlessEscape is NeedlessEscape read straight from RFC 3986: the text
-// after each "%" must start with two hex digits, which must not decode to a
-// pchar or "/".
+// after each "%" must start with two upper-case hex digits (net/url's own
+// spelling), which must not decode to a pchar or "/".
 func refNeedlessEscape(raw string) bool {
 	parts := strings.Split(raw, "%")
 	for _, p := range parts[1:] {
@@ -138,7 +140,7 @@ func refNeedlessEscape(raw string) bool {
 			return true
 		}
 		b, err := hex.DecodeString(p[:2])
-		if err != nil || pcharRE.Match(b) {
+		if err != nil || pcharRE.Match(b) || strings.ToUpper(p[:2]) != p[:2] {
 			return true
 		}
 	}
