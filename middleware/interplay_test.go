@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -43,6 +44,12 @@ const (
 func checkPath(t *testing.T, h *jaws.Handler, want transfer) string {
 	t.Helper()
 	s := h.Stats()
+	// A zero-copy response is counted once its last byte left, which the
+	// client may have read before: wait for the count, not for a time.
+	for end := time.Now().Add(10 * time.Second); want != none && time.Now().Before(end) &&
+		s.Memory.Responses+s.ZeroCopy.Responses+s.Fallback.Responses == 0; s = h.Stats() {
+		runtime.Gosched()
+	}
 	m, z, f := s.Memory.Responses, s.ZeroCopy.Responses, s.Fallback.Responses
 	got := fmt.Sprintf("memory %d, zero-copy %d, fallback %d", m, z, f)
 	switch want {
