@@ -9,17 +9,22 @@ import (
 	"github.com/dgraph-io/ristretto/v2"
 )
 
-// cache holds entries by request name in a ristretto cache bounded in bytes.
-// Its TinyLFU admission keeps one-off requests (crawlers, scans) from
-// evicting the hot set once it is full. Nothing outside this type sees
+// cache holds entries by request name, with two budgets, so that neither
+// spends the other's: entries holding their bytes (small files, compressed
+// variants) in a ristretto cache bounded in bytes (CacheMaxBytes), and
+// entries of files sent from disk, each with its shared descriptor, in one
+// bounded in files (CacheMaxFiles), as nginx's open_file_cache max= counts
+// them. Their TinyLFU admission keeps one-off requests (crawlers, scans)
+// from evicting the hot set once full. Nothing outside this type sees
 // ristretto or its asynchronous Set.
 //
 // Only files are cached: a missing name is not, so a flood of random 404s
 // cannot fill memory or evict anything.
 type cache struct {
-	rc         *ristretto.Cache[string, *entry]
-	revalidate time.Duration // how long an entry is trusted without a stat
-	now        func() int64  // unix nanoseconds; tests may stop the clock
+	bodies     *ristretto.Cache[string, *entry] // entries holding their bytes, by cost in bytes
+	files      *ristretto.Cache[string, *entry] // entries sent from their file, one each; nil: none kept
+	revalidate time.Duration                    // how long an entry is trusted without a stat
+	now        func() int64                     // unix nanoseconds; tests may stop the clock
 	mu         sync.Mutex
 	flights    map[string]*flight // builds in progress, by name
 	hits, miss atomic.Uint64
@@ -39,9 +44,10 @@ type cache struct {
 // would cost far more than any cache.
 const metadataOnlyBytes = 1 << 20
 
-// newCache makes a cache of maxCost bytes (negative: metadataOnlyBytes)
-// whose entries are trusted for revalidate without a look.
-func newCache(maxCost int64, revalidate time.Duration) (*cache, error) {
+// newCache makes a cache of maxCost bytes (negative: metadataOnlyBytes) of
+// bodies and of maxFiles files sent from disk (negative: none), whose
+// entries are trusted for revalidate without a look.
+func newCache(maxCost, maxFiles int64, revalidate time.Duration) (*cache, error) {
 	c := &cache{revalidate: revalidate, now: unixNano,
 		flights: make(map[string]*flight), open: make(map[*entry]string)}
 	if maxCost < 0 {
@@ -49,8 +55,21 @@ func newCache(maxCost int64, revalidate time.Duration) (*cache, error) {
 	}
 	// Ristretto advises ten counters per entry the cache holds when full;
 	// small entries (a few KiB) are what a static site holds most of.
-	counters := max(10*maxCost/(4<<10), 1<<12)
-	rc, err := ristretto.NewCache(&ristretto.Config[string, *entry]{
+	var err error
+	if c.bodies, err = c.ristretto(max(10*maxCost/(4<<10), 1<<12), maxCost); err != nil {
+		return nil, err
+	}
+	if maxFiles > 0 {
+		if c.files, err = c.ristretto(max(10*maxFiles, 1<<10), maxFiles); err != nil {
+			c.bodies.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (c *cache) ristretto(counters, maxCost int64) (*ristretto.Cache[string, *entry], error) {
+	return ristretto.NewCache(&ristretto.Config[string, *entry]{
 		NumCounters:        counters,
 		MaxCost:            maxCost,
 		BufferItems:        64,
@@ -58,11 +77,15 @@ func newCache(maxCost int64, revalidate time.Duration) (*cache, error) {
 		OnEvict:            func(*ristretto.Item[*entry]) { c.evictions.Add(1) },
 		OnExit:             c.release, // evicted, rejected, replaced or deleted
 	})
-	if err != nil {
-		return nil, err
+}
+
+// budget is the ristretto cache that holds e under key, nil when none is
+// kept, and what e costs there: the bytes it keeps alive, or one file.
+func (c *cache) budget(key string, e *entry) (rc *ristretto.Cache[string, *entry], cost int64) {
+	if e.body != nil {
+		return c.bodies, e.cost(key)
 	}
-	c.rc = rc
-	return c, nil
+	return c.files, 1
 }
 
 // putMode says what build does with a new entry.
@@ -134,8 +157,14 @@ var testHookNewEntry func()
 
 // get returns the entry cached for name, or nil.
 func (c *cache) get(name string) *entry {
-	e, _ := c.rc.Get(name)
-	return e
+	if e, ok := c.bodies.Get(name); ok {
+		return e
+	}
+	if c.files != nil {
+		e, _ := c.files.Get(name)
+		return e
+	}
+	return nil
 }
 
 // put offers e to the cache. The cache may decline it (admission policy) or
@@ -148,7 +177,8 @@ func (c *cache) put(name string, e *entry) {
 		c.open[e] = name
 		c.openMu.Unlock()
 	}
-	if c.closed || !c.rc.Set(name, e, e.cost(name)) {
+	rc, cost := c.budget(name, e)
+	if c.closed || rc == nil || !rc.Set(name, e, cost) {
 		c.release(e) // dropped at once: ristretto will not call OnExit
 	}
 }
@@ -202,7 +232,10 @@ func (c *cache) drop(name string) {
 	c.closing.RLock()
 	defer c.closing.RUnlock()
 	if !c.closed {
-		c.rc.Del(name)
+		c.bodies.Del(name)
+		if c.files != nil {
+			c.files.Del(name)
+		}
 	}
 }
 
@@ -213,11 +246,19 @@ func (c *cache) trusted(e *entry, now int64) bool {
 }
 
 // maxCost is the bytes the cache may hold.
-func (c *cache) maxCost() int64 { return c.rc.MaxCost() }
+func (c *cache) maxCost() int64 { return c.bodies.MaxCost() }
+
+// heldFiles is the files sent from disk the cache holds.
+func (c *cache) heldFiles() int64 {
+	if c.files == nil {
+		return 0
+	}
+	return c.files.MaxCost() - c.files.RemainingCost()
+}
 
 // held is the bytes the cache holds, by its cost accounting.
 func (c *cache) held() int64 {
-	return c.rc.MaxCost() - c.rc.RemainingCost()
+	return c.bodies.MaxCost() - c.bodies.RemainingCost()
 }
 
 // sync waits until every put so far is applied.
@@ -225,7 +266,10 @@ func (c *cache) sync() {
 	c.closing.RLock()
 	defer c.closing.RUnlock()
 	if !c.closed {
-		c.rc.Wait()
+		c.bodies.Wait()
+		if c.files != nil {
+			c.files.Wait()
+		}
 	}
 }
 
@@ -236,7 +280,10 @@ func (c *cache) close() {
 	c.closing.Lock()
 	defer c.closing.Unlock()
 	c.closed = true
-	c.rc.Close()
+	c.bodies.Close()
+	if c.files != nil {
+		c.files.Close()
+	}
 	c.openMu.Lock()
 	open := c.open
 	c.open = map[*entry]string{}

@@ -195,6 +195,62 @@ func TestCacheAdmissionKeepsHotSet(t *testing.T) {
 	}
 }
 
+// TestCacheBudgetsApart: files sent from disk count in a budget of their
+// own, in files, so that many of them push no small body out of the byte
+// budget, and no more of them are kept (with their descriptors) than
+// CacheMaxFiles. On the one budget this replaced, each counted 64 KiB of
+// bytes: 600 of them would have taken the bodies' room many times over.
+//
+// Not parallel: like TestCacheAdmissionKeepsHotSet, it depends on
+// ristretto's lossy access counts.
+func TestCacheBudgetsApart(t *testing.T) {
+	if raceEnabled {
+		t.Skip("access counts are lossy under -race (see race_test.go); run without -race")
+	}
+	dir := t.TempDir()
+	const small, large, maxFiles = 40, 600, 64
+	for i := range small {
+		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("s%d.bin", i)), randomBytes(2<<10), 0o644))
+	}
+	for i := range large {
+		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("l%d.bin", i)), randomBytes(8<<10), 0o644))
+	}
+	h := newTestHandler(t, dir, Options{CacheMaxFileSize: 4 << 10, CacheMaxBytes: small * (4 << 10),
+		CacheMaxFiles: maxFiles})
+	for range 10 {
+		for i := range small {
+			get(h, fmt.Sprintf("/s%d.bin", i))
+		}
+		h.store.cache.sync()
+	}
+	for round := range 3 {
+		for i := range large {
+			if w := get(h, fmt.Sprintf("/l%d.bin", i)); w.Code != 200 || w.Body.Len() != 8<<10 {
+				t.Fatalf("round %d, l%d.bin: %d, %d bytes", round, i, w.Code, w.Body.Len())
+			}
+		}
+		h.store.cache.sync()
+	}
+	kept := 0
+	for i := range small {
+		name := fmt.Sprintf("s%d.bin", i)
+		before := openCount(name)
+		get(h, "/"+name)
+		if openCount(name) == before {
+			kept++
+		}
+	}
+	if kept < small*9/10 {
+		t.Errorf("%d of %d small files still in memory after %d large ones were served three times", kept, small, large)
+	}
+	if s := h.Stats(); s.CacheFiles > maxFiles || s.CacheFiles == 0 {
+		t.Errorf("the cache keeps %d files sent from disk, want 1 to CacheMaxFiles (%d)", s.CacheFiles, maxFiles)
+	}
+	if n := len(openFilesUnder(t, dir)); n > maxFiles+2 {
+		t.Errorf("%d descriptors open into the root, want at most CacheMaxFiles (%d) and the root's own", n, maxFiles)
+	}
+}
+
 // TestCacheETagMatchesDisk: the same bytes get the same ETag from memory and
 // from disk when a digest sibling gives the disk copy its content hash;
 // without one, the disk copy's ETag is its metadata's.

@@ -117,20 +117,11 @@ func (v *entry) derivedFrom(orig *entry) bool {
 // and strings: the struct, the FileInfo and ristretto's own bookkeeping.
 const entryOverhead = 512
 
-// fdCost is what a cached descriptor counts against CacheMaxBytes. It costs
-// little memory but is a scarcer resource; this caps the descriptors the
-// cache keeps open at CacheMaxBytes/64 KiB (1024 by default), as nginx's
-// open_file_cache max= does.
-const fdCost = 64 << 10
-
-// cost is the entry's ristretto cost: the bytes it keeps alive, header
-// values included.
+// cost is what an entry holding its bytes costs in the cache's byte
+// budget: the bytes it keeps alive, header values included. An entry sent
+// from its file counts in the budget of files instead (see cache).
 func (e *entry) cost(key string) int64 {
-	n := len(e.body) + len(key) + len(e.file) + e.rep.cost() + e.vary.cost()
-	if e.sf != nil {
-		n += fdCost
-	}
-	return int64(n) + entryOverhead
+	return int64(len(e.body)+len(key)+len(e.file)+e.rep.cost()+e.vary.cost()) + entryOverhead
 }
 
 // readHead reads len(p) bytes from the start of a freshly opened f, or

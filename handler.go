@@ -89,7 +89,7 @@ func newHandler(opts Options, open func(*sweeper) (source, error)) (*Handler, er
 	if lv := opts.Compression.Level; lv < LevelDefault || lv > LevelBest {
 		return nil, fmt.Errorf("jaws: unknown compression level %d", lv)
 	}
-	c, err := newCache(opts.CacheMaxBytes, opts.Revalidate)
+	c, err := newCache(opts.CacheMaxBytes, int64(opts.CacheMaxFiles), opts.Revalidate)
 	if err != nil {
 		return nil, err
 	}

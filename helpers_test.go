@@ -232,6 +232,25 @@ func openFDs() int {
 	return len(ents)
 }
 
+// openFilesUnder lists this process's descriptors of files under dir, by
+// /proc/self/fd (none where there is no such thing).
+func openFilesUnder(t testing.TB, dir string) []string {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		real = dir
+	}
+	ents, _ := os.ReadDir("/proc/self/fd")
+	var open []string
+	for _, e := range ents {
+		if link, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil &&
+			(link == real || strings.HasPrefix(link, real+string(filepath.Separator))) {
+			open = append(open, link)
+		}
+	}
+	return open
+}
+
 // countGoroutines counts goroutines once exiting ones have had a chance to
 // finish: it yields until the count stops falling, for at most a second.
 func countGoroutines() int {

@@ -23,20 +23,30 @@ type Options struct {
 	// is compressed on first request, see Compression).
 	CacheMaxFileSize int64
 
-	// CacheMaxBytes bounds, in bytes, the memory the cache may hold: file
-	// bodies, compressed variants, their precomputed header values and
-	// about 512 bytes of bookkeeping per file. A larger file's open
-	// descriptor, shared by its transfers, counts 64 KiB, so the cache keeps
-	// at most CacheMaxBytes/64 KiB descriptors open (1024 by default). 0
-	// means the default, 64 MiB. Size it to the small files and compressed
-	// text you want served from memory plus 1 KiB per file; when they do
-	// not all fit, ristretto's TinyLFU admission keeps the most requested
-	// (Stats().CacheMisses and CacheEvictions show the churn). Negative
-	// disables caching of bodies: only the entries of recently served files
-	// (validators, type, descriptor) are kept (within 1 MiB), because
+	// CacheMaxBytes bounds, in bytes, the memory the cache may hold for
+	// files served from memory: their bodies, compressed variants, their
+	// precomputed header values and about 512 bytes of bookkeeping per
+	// file. 0 means the default, 64 MiB. Size it to the small files and
+	// compressed text you want served from memory plus 1 KiB per file; when
+	// they do not all fit, ristretto's TinyLFU admission keeps the most
+	// requested (Stats().CacheMisses and CacheEvictions show the churn).
+	// Files sent from disk do not count here (see CacheMaxFiles), so they
+	// never push small bodies out. Negative disables caching of bodies:
+	// every file is sent from disk, and only the entries of files kept by
+	// CacheMaxFiles (validators, type, descriptor) are cached, because
 	// hashing a small file for its ETag on every request would cost far
 	// more than that memory.
 	CacheMaxBytes int64
+
+	// CacheMaxFiles bounds how many files sent from disk (larger than
+	// CacheMaxFileSize) the cache keeps, each with its validators, its
+	// type, about 1 KiB of bookkeeping and one open descriptor, shared by
+	// its zero-copy transfers, as nginx's open_file_cache max= counts
+	// them. 0 means the default, 4096; when more are asked for, TinyLFU
+	// keeps the most requested, and a file not kept is opened by each of
+	// its requests. Descriptors count against RLIMIT_NOFILE, whose soft
+	// limit Go raises to the hard one at start. Negative keeps none.
+	CacheMaxFiles int
 
 	// ServeDotFiles serves names with an element that starts with a dot
 	// (".env", ".git/config", ".htpasswd", ".DS_Store"). Default false: they
@@ -154,6 +164,7 @@ type Options struct {
 const (
 	defaultCacheMaxFileSize = 48 << 10
 	defaultCacheMaxBytes    = 64 << 20
+	defaultCacheMaxFiles    = 4096
 	defaultMaxRanges        = 32
 
 	// See Options.ZeroCopyMinSize.
@@ -166,6 +177,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CacheMaxBytes == 0 {
 		o.CacheMaxBytes = defaultCacheMaxBytes
+	}
+	if o.CacheMaxFiles == 0 {
+		o.CacheMaxFiles = defaultCacheMaxFiles
 	}
 	if o.ZeroCopyMinSize == 0 {
 		o.ZeroCopyMinSize = max(o.CacheMaxFileSize+1, defaultZeroCopyMinSize)

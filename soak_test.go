@@ -125,7 +125,8 @@ func TestSoak(t *testing.T) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	h.store.cache.rc.Clear()
+	h.store.cache.bodies.Clear()
+	h.store.cache.files.Clear()
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	cacheHeap := int64(before.HeapAlloc) - int64(after.HeapAlloc)

@@ -26,9 +26,13 @@ type Stats struct {
 	// a sibling or compressed), included in the path counts above.
 	Encoded uint64
 
-	// CacheBytes is what the cache holds now, by its cost accounting: bodies,
-	// headers and per-entry overhead. It stays within Options.CacheMaxBytes.
+	// CacheBytes is what the cache holds now for files served from memory,
+	// by its cost accounting: bodies, headers and per-entry overhead. It
+	// stays within Options.CacheMaxBytes.
 	CacheBytes int64
+	// CacheFiles is how many files sent from disk the cache keeps now, each
+	// with its open descriptor. It stays within Options.CacheMaxFiles.
+	CacheFiles int64
 }
 
 // PathStats count one transfer path.
@@ -51,6 +55,7 @@ func (h *Handler) Stats() Stats {
 		CacheMisses:    cs.misses,
 		CacheEvictions: cs.evictions,
 		CacheBytes:     cs.held,
+		CacheFiles:     cs.files,
 		Compressions:   h.variants.compressions.Load(),
 		Encoded:        h.variants.encoded.Load(),
 	}

@@ -175,12 +175,12 @@ func (s *store) holds(size int64) bool {
 // cacheCounts are the cache's counters: lookups, evictions, bytes held.
 type cacheCounts struct {
 	hits, misses, evictions uint64
-	held                    int64
+	held, files             int64
 }
 
 func (s *store) counts() cacheCounts {
 	c := s.cache
-	return cacheCounts{c.hits.Load(), c.miss.Load(), c.evictions.Load(), c.held()}
+	return cacheCounts{c.hits.Load(), c.miss.Load(), c.evictions.Load(), c.held(), c.heldFiles()}
 }
 
 // now is the store's clock, in unix nanoseconds.
