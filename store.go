@@ -218,8 +218,13 @@ func (s *store) confirmFor(e *entry, need fdNeed) (target, bool) {
 		return t, s.confirm(e)
 	}
 	if need == fdOwn || e.sf == nil {
-		f, err := s.openVersion(e)
-		if err != nil {
+		f, fresh, handled := s.reopen(e)
+		if !handled {
+			var err error
+			f, err = s.openVersion(e)
+			fresh = err == nil
+		}
+		if !fresh {
 			return target{}, false
 		}
 		t.f = f
@@ -236,6 +241,31 @@ func (s *store) confirmFor(e *entry, need fdNeed) (target, bool) {
 		t.sf = e.sf
 	}
 	return t, true
+}
+
+// reopen gives a request for e a descriptor of its own by reopening the
+// entry's shared one once e is confirmed fresh, which costs one open where
+// opening the name walks its path (a file between CacheMaxFileSize and
+// ZeroCopyMinSize is served so on every request). fresh reports whether e
+// is still its file's version, by the new descriptor's own stat; handled
+// is false when it cannot tell, and the caller opens the name.
+func (s *store) reopen(e *entry) (f fs.File, fresh, handled bool) {
+	if e.sf == nil || !e.sf.acquire() {
+		return nil, false, false
+	}
+	defer e.sf.release() // held while its number names it
+	if !s.confirm(e) {
+		return nil, false, true
+	}
+	g, ok := reopen(e.sf.f)
+	if !ok {
+		return nil, false, false
+	}
+	if info, err := g.Stat(); err != nil || !e.matches(info) {
+		g.Close()
+		return nil, false, true
+	}
+	return g, true, true
 }
 
 // confirm checks a cached entry against the file it describes, as the
@@ -310,7 +340,13 @@ func (s *store) acquire(t *target, shared bool) error {
 	if shared && t.sf != nil || t.f != nil {
 		return nil
 	}
-	f, err := s.openVersion(e)
+	f, fresh, handled := s.reopen(e)
+	var err error
+	if !handled {
+		f, err = s.openVersion(e)
+	} else if !fresh {
+		err = errChanged
+	}
 	if err == nil {
 		t.f = f
 		return nil
