@@ -86,14 +86,6 @@ func (h *Handler) handBack(srv *http.Server, conn net.Conn, br *bufio.Reader, se
 	}()
 }
 
-// idleTimeout is net/http's Server.idleTimeout.
-func idleTimeout(srv *http.Server) time.Duration {
-	if srv.IdleTimeout != 0 {
-		return srv.IdleTimeout
-	}
-	return srv.ReadTimeout
-}
-
 // handbackListener accepts one connection, when its next request begins,
 // then reports itself closed.
 type handbackListener struct {
