@@ -110,23 +110,9 @@ func writeResponse(w http.ResponseWriter, r *http.Request, src bodySource, resp 
 
 // writeBody writes the planned body, part headers and all, from src to w.
 func writeBody(w io.Writer, src bodySource, resp *response) (int64, error) {
-	mp := resp.mp
-	if mp == nil {
+	if resp.mp == nil {
 		return src.writeSpan(w, resp.part)
 	}
-	var written int64
-	for i, s := range mp.spans {
-		n, err := w.Write(mp.heads[i])
-		written += int64(n)
-		if err != nil {
-			return written, err
-		}
-		k, err := src.writeSpan(w, s)
-		written += k
-		if err != nil {
-			return written, err
-		}
-	}
-	n, err := w.Write(mp.tail)
-	return written + int64(n), err
+	segs, tail := segments(nil, resp)
+	return writeSegments(w, src, segs, tail)
 }

@@ -1,11 +1,9 @@
 package jaws
 
 import (
-	"io"
 	"net"
 	"net/http"
 	"os"
-	"syscall"
 	"time"
 )
 
@@ -108,9 +106,9 @@ func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFil
 	// net/http bounds the whole response by WriteTimeout from the end of
 	// the request (readRequest); Hijack clears that deadline, so jaws sets
 	// it again, from when it takes the connection.
-	dl := deadlines{timeout: h.opts.SendTimeout}
+	var limit time.Time
 	if d := srv.WriteTimeout; d > 0 {
-		dl.limit = time.Now().Add(d)
+		limit = time.Now().Add(d)
 	}
 	c, brw, err := baseWriter(w).(http.Hijacker).Hijack()
 	if err != nil {
@@ -121,10 +119,8 @@ func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFil
 
 	head := responseHead(r, resp.status, hdr, conn)
 	segs, tail := segments(head, resp)
-	n, handled, err := sendFile(netConn(c), sf.f, segs, tail, h.coalesce(), dl, h.opts.SendChunk, stop)
-	if !handled {
-		n, err = copySegments(c, sf.f, segs, tail, dl)
-	}
+	n, err := transmit(c, sf.f, segs, tail, sendOpts{cork: h.coalesce(), chunk: h.opts.SendChunk,
+		deadlines: deadlines{conn: c, timeout: h.opts.SendTimeout, limit: limit}, stop: stop})
 	// Body bytes, as the other paths count them; none when the client went
 	// away during the header. Counted before the connection goes back, so a
 	// client's next response on it implies this one is counted.
@@ -145,6 +141,25 @@ func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFil
 	return true
 }
 
+// transmit sends segs and tail on c, the spans from f: by the OS call
+// where it takes them, and by plain writes, with the same deadlines, what
+// it leaves (a connection that exposes no socket, no slot free on a client
+// edition of Windows, a file sendfile cannot read).
+func transmit(c net.Conn, f *os.File, segs []segment, tail []byte, opts sendOpts) (int64, error) {
+	var n int64
+	var err error
+	handled := false
+	if sock, fd, ok := rawConns(netConn(c), f); ok {
+		n, handled, err = sendFile(sock, fd, segs, tail, opts)
+	}
+	if handled && err != errNoSendfile {
+		return n, err
+	}
+	segs, tail = skipSegments(segs, tail, n)
+	m, err := writeSegments(deadlineWriter{c, opts.deadlines}, sectionSource{f}, segs, tail)
+	return n + m, err
+}
+
 // coalesceLimit is the response bytes jaws may hold in the kernel's send
 // queues, summed over its keep-alive connections waiting for their next
 // request, below which a zero-copy response's header is sent with its
@@ -157,96 +172,3 @@ const coalesceLimit = 512 << 20
 // coalesce reports whether the next zero-copy response sends its header
 // with its first bytes (see coalesceLimit).
 func (h *Handler) coalesce() bool { return h.queued.Load() < coalesceLimit }
-
-// deadlines bound the writes of one zero-copy response: each chunk by
-// timeout (Options.SendTimeout), the whole response by limit (the server's
-// WriteTimeout; zero: none).
-type deadlines struct {
-	timeout time.Duration
-	limit   time.Time
-}
-
-// next is the write deadline for the next chunk: never past the limit.
-func (d deadlines) next() time.Time {
-	t := time.Now().Add(d.timeout)
-	if !d.limit.IsZero() && d.limit.Before(t) {
-		return d.limit
-	}
-	return t
-}
-
-// segment is bytes to write followed by a span of the file to send.
-type segment struct {
-	head []byte
-	span span
-}
-
-// segments lays resp out behind the response head: one segment per part,
-// the multipart closing delimiter as tail.
-func segments(head []byte, resp *response) ([]segment, []byte) {
-	if resp.mp == nil {
-		return []segment{{head, resp.part}}, nil
-	}
-	segs := make([]segment, len(resp.mp.spans))
-	for i, s := range resp.mp.spans {
-		segs[i] = segment{resp.mp.heads[i], s}
-	}
-	segs[0].head = append(head, segs[0].head...)
-	return segs, resp.mp.tail
-}
-
-// copySegments is the zero-copy path's own fallback, for a hijacked
-// connection that exposes no descriptor (a wrapping listener's conn): plain
-// writes with the same deadlines.
-func copySegments(c net.Conn, f io.ReaderAt, segs []segment, tail []byte, dl deadlines) (int64, error) {
-	var n int64
-	dw := deadlineWriter{c, dl}
-	for _, s := range segs {
-		k, err := dw.Write(s.head)
-		n += int64(k)
-		if err != nil {
-			return n, err
-		}
-		m, err := sectionSource{f}.writeSpan(dw, s.span)
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	k, err := dw.Write(tail)
-	return n + int64(k), err
-}
-
-// deadlineWriter renews the write deadline before every write.
-type deadlineWriter struct {
-	c  net.Conn
-	dl deadlines
-}
-
-func (d deadlineWriter) Write(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	d.c.SetWriteDeadline(d.dl.next())
-	return d.c.Write(p)
-}
-
-// rawConns returns what a zero-copy call needs: the socket of c, and the
-// descriptor (or handle) of f, which the caller must not use after f is
-// closed. ok is false when c exposes no socket.
-func rawConns(c net.Conn, f *os.File) (rc syscall.RawConn, fd uintptr, ok bool) {
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return nil, 0, false
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return nil, 0, false
-	}
-	fc, err := f.SyscallConn()
-	if err != nil {
-		return nil, 0, false
-	}
-	fc.Control(func(d uintptr) { fd = d })
-	return rc, fd, true
-}
