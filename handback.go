@@ -254,12 +254,7 @@ func (c *handbackConn) NetConn() net.Conn { return c.Conn }
 
 // ReadFrom passes the connection's own ReadFrom on, so that net/http's
 // sendfile still serves fallback responses on a handed-back connection.
-func (c *handbackConn) ReadFrom(r io.Reader) (int64, error) {
-	if rf, ok := c.Conn.(io.ReaderFrom); ok {
-		return rf.ReadFrom(r)
-	}
-	return io.Copy(writerOnly{c.Conn}, r)
-}
+func (c *handbackConn) ReadFrom(r io.Reader) (int64, error) { return readFrom(c.Conn, r) }
 
 // CloseWrite passes the half-close on: net/http uses it to end a connection
 // whose client may still be sending (after a 431, say) without a reset.

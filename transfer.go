@@ -48,12 +48,6 @@ const (
 	errInvalidRange = "invalid range"
 )
 
-// bodySource is where the bytes of a span come from: the entry's body in
-// memory, or the open file.
-type bodySource interface {
-	writeSpan(w io.Writer, s span) (int64, error)
-}
-
 // send writes the status line and body of resp on the path chosen for it:
 // a body in memory goes out in one write (net/http buffers the header with
 // it); a large file on a plain HTTP/1.x connection goes zero-copy; anything
