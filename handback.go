@@ -93,7 +93,7 @@ type handbackListener struct {
 	srv       *http.Server
 	addr      net.Addr
 	idleUntil time.Time     // zero: no idle timeout
-	queued    *atomic.Int64 // the handler's sum of sent over connections waiting (coalesceLimit)
+	queued    *atomic.Int64 // the handler's sum of sent over connections waiting (corkLimit)
 	sent      int64         // the body bytes of the response just sent
 
 	mu      sync.Mutex

@@ -431,11 +431,11 @@ func TestShutdownCloses(t *testing.T) {
 	}
 }
 
-// TestCoalesceAccounting: while a connection that took a zero-copy response
+// TestCorkAccounting: while a connection that took a zero-copy response
 // waits for its next request, the response's bytes count as queued; they
 // stop counting when the request comes or the connection goes, and past
-// coalesceLimit headers are no longer coalesced.
-func TestCoalesceAccounting(t *testing.T) {
+// corkLimit headers are no longer corked.
+func TestCorkAccounting(t *testing.T) {
 	_, h, _ := zcSite(t, Options{}, 1<<20)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
@@ -456,12 +456,12 @@ func TestCoalesceAccounting(t *testing.T) {
 	}
 	c.Close()
 	waitQueued(0)
-	if !h.coalesce() {
-		t.Error("not coalescing with nothing queued")
+	if !h.cork() {
+		t.Error("not corking with nothing queued")
 	}
-	h.queued.Add(coalesceLimit)
-	if h.coalesce() {
-		t.Error("coalescing past coalesceLimit")
+	h.queued.Add(corkLimit)
+	if h.cork() {
+		t.Error("corking past corkLimit")
 	}
-	h.queued.Add(-coalesceLimit)
+	h.queued.Add(-corkLimit)
 }

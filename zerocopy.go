@@ -119,7 +119,7 @@ func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFil
 
 	head := responseHead(r, resp.status, hdr, conn)
 	segs, tail := segments(head, resp)
-	n, err := transmit(c, sf.f, segs, tail, sendOpts{cork: h.coalesce(), chunk: h.opts.SendChunk,
+	n, err := transmit(c, sf.f, segs, tail, sendOpts{cork: h.cork(), chunk: h.opts.SendChunk,
 		deadlines: deadlines{conn: c, timeout: h.opts.SendTimeout, limit: limit}, stop: stop})
 	// Body bytes, as the other paths count them; none when the client went
 	// away during the header. Counted before the connection goes back, so a
@@ -160,15 +160,17 @@ func transmit(c net.Conn, f *os.File, segs []segment, tail []byte, opts sendOpts
 	return n + m, err
 }
 
-// coalesceLimit is the response bytes jaws may hold in the kernel's send
+// corkLimit is the response bytes jaws may hold in the kernel's send
 // queues, summed over its keep-alive connections waiting for their next
-// request, below which a zero-copy response's header is sent with its
-// first bytes. Coalescing wins while little is queued and loses once the
-// queues are full (bench/README.md, "Header coalescing", has the
-// measurements and the choice of the limit). JAWS's rule: choose per
-// request, from what the server sees.
-const coalesceLimit = 512 << 20
+// request, below which a zero-copy response's header is corked: held back
+// to go out with the file's first bytes, in the same packets (MSG_MORE).
+// Corking wins while little is queued and loses once the queues are full
+// (bench/README.md, "Header coalescing", has the measurements and the
+// choice of the limit). JAWS's rule: choose per request, from what the
+// server sees. Not to be confused with ranges.go's coalesce, which merges
+// ranges.
+const corkLimit = 512 << 20
 
-// coalesce reports whether the next zero-copy response sends its header
-// with its first bytes (see coalesceLimit).
-func (h *Handler) coalesce() bool { return h.queued.Load() < coalesceLimit }
+// cork reports whether the next zero-copy response's header waits for its
+// first file bytes (see corkLimit).
+func (h *Handler) cork() bool { return h.queued.Load() < corkLimit }
