@@ -2,7 +2,6 @@ package jaws
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log"
 	"net"
@@ -10,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -86,7 +86,7 @@ func (s side) serverRead(n int) func() string {
 				}
 			}
 			if time.Now().After(end) {
-				return fmt.Sprintf("the server never read %d bytes", n)
+				return "the server never read " + strconv.Itoa(n) + " bytes"
 			}
 			time.Sleep(time.Millisecond)
 		}
@@ -290,12 +290,13 @@ var handbackCases = []handbackCase{
 	{name: "5/ConnContext sees the TCP connection", zeroCopy: 3,
 		config: func(s *http.Server) {
 			s.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
-				return context.WithValue(ctx, connTypeKey{}, fmt.Sprintf("%T", c))
+				return context.WithValue(ctx, connTypeKey{}, reflect.TypeOf(c).String())
 			}
 		},
 		wrap: func(next http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("X-Conn", fmt.Sprint(r.Context().Value(connTypeKey{})))
+				typ, _ := r.Context().Value(connTypeKey{}).(string)
+				w.Header().Set("X-Conn", typ)
 				next.ServeHTTP(w, r)
 			})
 		},
