@@ -38,12 +38,13 @@ var testHookSendErr func(call string) error
 // EOPNOTSUPP (a file sendfile cannot read) turn to plain writes, and n
 // counts only when positive (the calls return -1 with an error).
 func sendFile(sock syscall.RawConn, fd uintptr, segs []segment, tail []byte, opts sendOpts) (written int64, handled bool, err error) {
-	s := sender{sock: sock, opts: opts}
+	s := &sender{sock: sock, opts: opts, src: int(fd)}
+	s.try = s.tryCall // made once: RawConn.Write keeps what it is handed
 	for _, seg := range segs {
 		if err := s.sendmsg(seg.head, opts.cork); err != nil {
 			return s.written, true, err
 		}
-		if err := s.sendfile(int(fd), seg.span); err != nil {
+		if err := s.sendfile(seg.span); err != nil {
 			return s.written, true, err
 		}
 	}
@@ -51,90 +52,108 @@ func sendFile(sock syscall.RawConn, fd uintptr, segs []segment, tail []byte, opt
 	return s.written, true, err
 }
 
-// sender is one transfer on a socket: what it was handed, and the bytes it
-// has sent.
+// sender is one transfer on a socket: what it was handed, the bytes it has
+// sent, and the call in progress, a sendmsg of p or a sendfile from off.
 type sender struct {
 	sock    syscall.RawConn
 	opts    sendOpts
+	src     int // the file
 	written int64
+	try     func(fd uintptr) bool // tryCall
+
+	file   bool   // sendfile, else sendmsg
+	p      []byte // sendmsg's bytes left
+	flags  int
+	off    int64 // sendfile's next offset
+	remain int64 // bytes left
+	err    error // how the last try ended
 }
 
 // sendmsg sends p, with MSG_MORE if more.
 func (s *sender) sendmsg(p []byte, more bool) error {
-	flags := unix.MSG_NOSIGNAL
+	s.file, s.p, s.remain, s.flags = false, p, int64(len(p)), unix.MSG_NOSIGNAL
 	if more {
-		flags |= unix.MSG_MORE
+		s.flags |= unix.MSG_MORE
 	}
-	return s.calls(int64(len(p)), func(sock int, remain int64) (int, error) {
-		if testHookSendErr != nil {
-			if err := testHookSendErr("sendmsg"); err != nil {
-				return 0, err
-			}
-		}
-		return unix.SendmsgN(sock, p[int64(len(p))-remain:], nil, nil, flags)
-	})
+	return s.calls()
 }
 
-// sendfile sends sp of the file src, at most a chunk a call.
-func (s *sender) sendfile(src int, sp span) error {
-	off := sp.off
-	return s.calls(sp.n, func(sock int, remain int64) (n int, err error) {
-		if testHookSendErr != nil {
-			err = testHookSendErr("sendfile")
-		}
-		if err == nil {
-			n, err = unix.Sendfile(sock, src, &off, int(min(remain, s.opts.chunk)))
-		}
-		if testHookSendfile != nil {
-			testHookSendfile(n, err)
-		}
-		switch {
-		case err == unix.ENOSYS || err == unix.EINVAL || err == unix.EOPNOTSUPP:
-			err = errNoSendfile
-		case err == nil && n == 0:
-			err = errShortFile // the file ended before its announced size
-		}
-		return n, err
-	})
+// sendfile sends sp of the file, at most a chunk a call.
+func (s *sender) sendfile(sp span) error {
+	s.file, s.off, s.remain = true, sp.off, sp.n
+	return s.calls()
 }
 
-// calls sends n bytes by calls of call, which sends at most a chunk of the
-// remain bytes left and returns how many it sent. Before each call once the
-// socket is writable, the deadline is renewed and the stop checked; EINTR
-// makes the call again at once, EAGAIN waits for the netpoller, or, after
-// progress, goes back for a new deadline.
-func (s *sender) calls(n int64, call func(sock int, remain int64) (int, error)) error {
-	for remain := n; remain > 0; {
+// calls makes the call in progress until its bytes are sent. Before each
+// wait for the socket to be writable, the deadline is renewed and the stop
+// checked.
+func (s *sender) calls() error {
+	for s.remain > 0 {
 		s.opts.deadlines.renew()
 		select {
 		case <-s.opts.stop:
 			return net.ErrClosed
 		default:
 		}
-		var werr error
-		err := s.sock.Write(func(fd uintptr) bool {
-			for {
-				k, e := call(int(fd), remain)
-				if k > 0 {
-					s.written += int64(k)
-					remain -= int64(k)
-				}
-				switch e {
-				case unix.EINTR:
-					continue
-				case unix.EAGAIN:
-					return k > 0
-				}
-				werr = e
-				return true
-			}
-		})
-		if err != nil {
+		s.err = nil
+		if err := s.sock.Write(s.try); err != nil {
 			return err
 		}
-		if werr != nil {
-			return werr
+		if s.err != nil {
+			return s.err
 		}
 	}
 	return nil
+}
+
+// tryCall makes the call on the writable socket: EINTR makes it again at
+// once; EAGAIN waits for the netpoller, or, after progress, goes back to
+// calls for a new deadline.
+func (s *sender) tryCall(fd uintptr) bool {
+	for {
+		n, err := s.call(int(fd))
+		if n > 0 {
+			s.written += int64(n)
+			s.remain -= int64(n)
+			if !s.file {
+				s.p = s.p[n:]
+			}
+		}
+		switch err {
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			return n > 0
+		}
+		s.err = err
+		return true
+	}
+}
+
+// call is one sendmsg, or one sendfile of at most a chunk.
+func (s *sender) call(sock int) (n int, err error) {
+	if !s.file {
+		if testHookSendErr != nil {
+			if err := testHookSendErr("sendmsg"); err != nil {
+				return 0, err
+			}
+		}
+		return unix.SendmsgN(sock, s.p, nil, nil, s.flags)
+	}
+	if testHookSendErr != nil {
+		err = testHookSendErr("sendfile")
+	}
+	if err == nil {
+		n, err = unix.Sendfile(sock, s.src, &s.off, int(min(s.remain, s.opts.chunk)))
+	}
+	if testHookSendfile != nil {
+		testHookSendfile(n, err)
+	}
+	switch {
+	case err == unix.ENOSYS || err == unix.EINVAL || err == unix.EOPNOTSUPP:
+		err = errNoSendfile
+	case err == nil && n == 0:
+		err = errShortFile // the file ended before its announced size
+	}
+	return n, err
 }
