@@ -78,20 +78,10 @@ func (rec *recorder) ReadFrom(src io.Reader) (int64, error) {
 	if rec.status == 0 {
 		rec.status = http.StatusOK
 	}
-	var n int64
-	var err error
-	if rf, ok := rec.w.(io.ReaderFrom); ok {
-		n, err = rf.ReadFrom(src)
-	} else {
-		n, err = io.Copy(writerOnly{rec.w}, src)
-	}
+	n, err := readFrom(rec.w, src)
 	rec.bytes += n
 	return n, err
 }
-
-// writerOnly hides a writer's ReadFrom from io.Copy, which would call it
-// back.
-type writerOnly struct{ io.Writer }
 
 func (rec *recorder) Flush() {
 	if f, ok := rec.w.(http.Flusher); ok {

@@ -7,12 +7,10 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
-	"weak"
 )
 
 // After a zero-copy response on a connection that stays open, jaws gives it
@@ -45,6 +43,10 @@ import (
 //     for the end of a header block still arriving: then a handbackConn,
 //     which passes on CloseWrite, ReadFrom, SyscallConn, and offers
 //     NetConn for the connection beneath.
+//
+// This file is the listener and the connection it hands over;
+// serverstate.go keeps what jaws knows per server (the connections it holds
+// idle or reading, the shutdown hook, the watch on keep-alives).
 //
 // What cannot be made the same is documented in docs/zerocopy.md ("What
 // still differs from net/http") and SECURITY.md: BaseContext and
@@ -86,14 +88,6 @@ func (h *Handler) handBack(srv *http.Server, conn net.Conn, br *bufio.Reader, se
 	}()
 }
 
-// idleTimeout is net/http's Server.idleTimeout.
-func idleTimeout(srv *http.Server) time.Duration {
-	if srv.IdleTimeout != 0 {
-		return srv.IdleTimeout
-	}
-	return srv.ReadTimeout
-}
-
 // handbackListener accepts one connection, when its next request begins,
 // then reports itself closed.
 type handbackListener struct {
@@ -101,7 +95,7 @@ type handbackListener struct {
 	srv       *http.Server
 	addr      net.Addr
 	idleUntil time.Time     // zero: no idle timeout
-	queued    *atomic.Int64 // the handler's sum of sent over connections waiting (coalesceLimit)
+	queued    *atomic.Int64 // the handler's sum of sent over connections waiting (corkLimit)
 	sent      int64         // the body bytes of the response just sent
 
 	mu      sync.Mutex
@@ -262,12 +256,7 @@ func (c *handbackConn) NetConn() net.Conn { return c.Conn }
 
 // ReadFrom passes the connection's own ReadFrom on, so that net/http's
 // sendfile still serves fallback responses on a handed-back connection.
-func (c *handbackConn) ReadFrom(r io.Reader) (int64, error) {
-	if rf, ok := c.Conn.(io.ReaderFrom); ok {
-		return rf.ReadFrom(r)
-	}
-	return io.Copy(writerOnly{c.Conn}, r)
-}
+func (c *handbackConn) ReadFrom(r io.Reader) (int64, error) { return readFrom(c.Conn, r) }
 
 // CloseWrite passes the half-close on: net/http uses it to end a connection
 // whose client may still be sending (after a 431, say) without a reset.
@@ -333,139 +322,4 @@ func (s *headScan) feed(p []byte) bool {
 func headerEnds(p []byte) bool {
 	var s headScan
 	return s.feed(p)
-}
-
-// serverState is what jaws keeps per http.Server: the handed-back
-// connections waiting for their next request, and those whose next
-// request's header block is still arriving, which net/http would count as
-// idle: its shutdown, or keep-alives turned off, close them.
-type serverState struct {
-	srv weak.Pointer[http.Server] // weak: the state must not keep the server alive
-
-	mu       sync.Mutex
-	down     bool
-	idle     map[*handbackListener]struct{}
-	watching bool // watchKeepAlives runs
-	reading  map[*handbackConn]struct{}
-}
-
-// keepAliveCheck is how often jaws looks whether keep-alives were turned
-// off while it has idle connections: SetKeepAlivesEnabled(false) closes
-// net/http's own idle connections at once, and tells nobody.
-const keepAliveCheck = 100 * time.Millisecond
-
-func (s *serverState) addIdle(l *handbackListener) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.down {
-		return false
-	}
-	if s.idle == nil {
-		s.idle = make(map[*handbackListener]struct{})
-	}
-	s.idle[l] = struct{}{}
-	s.watchLocked()
-	return true
-}
-
-func (s *serverState) removeIdle(l *handbackListener) {
-	s.mu.Lock()
-	delete(s.idle, l)
-	s.mu.Unlock()
-}
-
-func (s *serverState) addReading(c *handbackConn) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.down {
-		return false
-	}
-	if s.reading == nil {
-		s.reading = make(map[*handbackConn]struct{})
-	}
-	s.reading[c] = struct{}{}
-	s.watchLocked()
-	return true
-}
-
-// watchLocked starts watchKeepAlives unless it runs.
-func (s *serverState) watchLocked() {
-	if !s.watching {
-		s.watching = true
-		go s.watchKeepAlives()
-	}
-}
-
-// watchKeepAlives closes the connections net/http would count as idle (no
-// request, or one whose header is still arriving) when keep-alives are
-// turned off, for as long as there are any.
-func (s *serverState) watchKeepAlives() {
-	t := time.NewTicker(keepAliveCheck)
-	defer t.Stop()
-	for range t.C {
-		on, _ := keepAlivesEnabled(s.srv.Value()) // a server gone counts as off
-		s.mu.Lock()
-		if len(s.idle) == 0 && len(s.reading) == 0 {
-			s.watching = false
-			s.mu.Unlock()
-			return
-		}
-		var idle []*handbackListener
-		var reading []*handbackConn
-		if !on {
-			for l := range s.idle {
-				idle = append(idle, l)
-			}
-			for c := range s.reading {
-				reading = append(reading, c)
-			}
-		}
-		s.mu.Unlock()
-		for _, l := range idle {
-			l.Close()
-		}
-		for _, c := range reading {
-			c.Conn.Close()
-		}
-	}
-}
-
-func (s *serverState) removeReading(c *handbackConn) {
-	s.mu.Lock()
-	delete(s.reading, c)
-	s.mu.Unlock()
-}
-
-// shutdown closes the handed-back connections still reading a request's
-// header, as http.Server.Shutdown closes its idle ones (where net/http,
-// between two requests on a connection, still counts one). Idle ones end
-// when Shutdown closes their listener.
-func (s *serverState) shutdown() {
-	s.mu.Lock()
-	s.down = true
-	reading := s.reading
-	s.reading = nil
-	s.mu.Unlock()
-	for c := range reading {
-		c.Conn.Close()
-	}
-}
-
-// server returns jaws's state of srv: it registers with each server it
-// meets, once, to hear of its shutdown. The state lives as long as the
-// server: it is keyed by a weak pointer and dropped when the server is
-// collected, so a process that starts and drops servers (tests, reloads)
-// does not accumulate them.
-func (h *Handler) server(srv *http.Server) *serverState {
-	key := weak.Make(srv)
-	if v, ok := h.servers.Load(key); ok {
-		return v.(*serverState)
-	}
-	v, loaded := h.servers.LoadOrStore(key, &serverState{srv: key})
-	st := v.(*serverState)
-	if !loaded {
-		srv.RegisterOnShutdown(st.shutdown)
-		runtime.AddCleanup(srv, func(k weak.Pointer[http.Server]) { h.servers.Delete(k) }, key)
-	}
-	return st
 }

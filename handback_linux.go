@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,17 +14,13 @@ import (
 // itself. It fails with io.EOF when the peer closed the connection, and
 // with errors.ErrUnsupported when c exposes no socket.
 func peekConn(c net.Conn, buf []byte) (int, error) {
-	sc, ok := c.(syscall.Conn)
+	rc, ok := socket(c)
 	if !ok {
-		return 0, errors.ErrUnsupported
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
 		return 0, errors.ErrUnsupported
 	}
 	var n int
 	var perr error
-	err = rc.Read(func(fd uintptr) bool {
+	err := rc.Read(func(fd uintptr) bool {
 		for {
 			n, _, perr = unix.Recvfrom(int(fd), buf, unix.MSG_PEEK|unix.MSG_DONTWAIT)
 			if perr != unix.EINTR {

@@ -2,7 +2,6 @@ package jaws
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log"
 	"net"
@@ -10,11 +9,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,7 +31,7 @@ type handbackCase struct {
 	size     int                             // of /f.bin; 0 means 100 KiB
 	config   func(*http.Server)              // server settings, both sides
 	wrap     func(http.Handler) http.Handler // handlers before the file server, both sides
-	steps    func(srv *http.Server) []step   // the conversation
+	steps    func(s side) []step             // the conversation
 	zeroCopy uint64                          // zero-copy responses jaws must send: the path under test ran
 }
 
@@ -38,6 +39,12 @@ const f = "/f.bin"
 
 // req is a GET of /f.bin with extra header lines.
 func req(extra ...string) string { return get11(f, extra...) }
+
+// side is one of the two servers a conversation is played against.
+type side struct {
+	srv  *http.Server
+	conn *atomic.Pointer[net.Conn] // the server's end of the connection, once accepted
+}
 
 // shutdownStep shuts srv down as a step, and says whether that was quick,
 // as with net/http's idle connections, or waited for something.
@@ -56,17 +63,82 @@ func shutdownStep(srv *http.Server) func() string {
 	}
 }
 
+// halfRequest is the start of a request whose header never ends.
+const halfRequest = "GET /x HTTP/1.1\r\nHo"
+
+// keepAlivesOff turns srv's keep-alives off, as a step.
+func keepAlivesOff(srv *http.Server) func() string {
+	return func() string { srv.SetKeepAlivesEnabled(false); return "" }
+}
+
+// serverRead waits, as a step, until the server has read the first n
+// bytes the client sent on the connection (on jaws's side, net/http reads
+// them once the connection is handed back). Then a close that follows is a
+// FIN on both sides, never the reset of a socket closed with bytes unread,
+// and jaws holds the connection in the state the next step is about: back
+// with net/http, its next request's header arriving.
+func (s side) serverRead(n int) func() string {
+	return func() string {
+		for end := time.Now().Add(readLimit); ; {
+			if c := s.conn.Load(); c != nil {
+				if got, ok := consumed(*c); !ok || got >= int64(n) {
+					return ""
+				}
+			}
+			if time.Now().After(end) {
+				return "the server never read " + strconv.Itoa(n) + " bytes"
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// readLimit bounds a conversation's waits for a state.
+const readLimit = 10 * time.Second
+
+// signals are what a conversation waits for instead of pausing: a
+// handler that has started, a server's Shutdown that has begun.
+type signals struct {
+	running  chan struct{} // sent by a handler once it runs
+	shutdown chan struct{} // closed when the server's Shutdown begins
+}
+
+var serverSignals sync.Map // *http.Server -> *signals
+
+// signalsOf returns srv's signals; the first call, before the
+// conversation starts, registers the shutdown hook.
+func signalsOf(srv *http.Server) *signals {
+	v, loaded := serverSignals.LoadOrStore(srv, &signals{running: make(chan struct{}, 1), shutdown: make(chan struct{})})
+	sg := v.(*signals)
+	if !loaded {
+		srv.RegisterOnShutdown(func() { close(sg.shutdown) })
+	}
+	return sg
+}
+
+// whileRunning is do as a step, once a handler runs.
+func (sg *signals) whileRunning(do func() string) func() string {
+	return func() string {
+		select {
+		case <-sg.running:
+			return do()
+		case <-time.After(readLimit):
+			return "the handler never ran"
+		}
+	}
+}
+
 // pipelinedClose: a request asking to close, another behind it; net/http
 // answers the first and closes.
-func pipelinedClose(first string) func(*http.Server) []step {
-	return func(*http.Server) []step {
+func pipelinedClose(first string) func(side) []step {
+	return func(side) []step {
 		return []step{{Send: first + req(), Read: 2, Closed: closeWithin}}
 	}
 }
 
 // pipelinedKeep: two requests pipelined, both answered, the connection open.
-func pipelinedKeep(first string) func(*http.Server) []step {
-	return func(*http.Server) []step {
+func pipelinedKeep(first string) func(side) []step {
+	return func(side) []step {
 		return []step{{Send: first + first, Read: 2, Open: 200 * time.Millisecond}}
 	}
 }
@@ -93,7 +165,7 @@ var handbackCases = []handbackCase{
 	// 0. Framing: a GET body that reads as a request is a body, never
 	// replayed as a request after a hand-back.
 	{name: "0/GET with a request as its body", zeroCopy: 1,
-		steps: func(*http.Server) []step {
+		steps: func(side) []step {
 			inner := req()
 			return []step{{Send: req("Content-Length: "+strconv.Itoa(len(inner))+"\r\n") + inner + req(), Read: 2, Open: 200 * time.Millisecond}}
 		}},
@@ -120,119 +192,122 @@ var handbackCases = []handbackCase{
 		wrap:  setHeader("Connection", "foo, close"),
 		steps: pipelinedKeep(req())},
 	{name: "1/keep-alives disabled", zeroCopy: 1,
-		steps: func(srv *http.Server) []step {
-			return []step{{Do: func() string { srv.SetKeepAlivesEnabled(false); return "" },
-				Send: req() + req(), Read: 2, Closed: closeWithin}}
+		steps: func(s side) []step {
+			return []step{{Do: keepAlivesOff(s.srv), Send: req() + req(), Read: 2, Closed: closeWithin}}
 		}},
 	{name: "1/keep-alives disabled while idle", zeroCopy: 1,
-		steps: func(srv *http.Server) []step {
-			return []step{{Send: req(), Read: 1},
-				{Do: func() string { srv.SetKeepAlivesEnabled(false); return "" }, Closed: closeWithin}}
+		steps: func(s side) []step {
+			return []step{{Send: req(), Read: 1}, {Do: keepAlivesOff(s.srv), Closed: closeWithin}}
 		}},
 	{name: "1/keep-alives disabled with half a request", zeroCopy: 1,
-		steps: func(srv *http.Server) []step {
-			return []step{{Send: req(), Read: 1}, {Send: "GET /x HTTP/1.1\r\nHo"},
-				{Pause: 100 * time.Millisecond, Do: func() string { srv.SetKeepAlivesEnabled(false); return "" }, Closed: closeWithin}}
+		steps: func(s side) []step {
+			return []step{{Send: req(), Read: 1}, {Send: halfRequest},
+				{Do: s.serverRead(len(req() + halfRequest))}, {Do: keepAlivesOff(s.srv), Closed: closeWithin}}
 		}},
 
 	// 2. Timeouts between and within requests.
 	{name: "2/ReadHeaderTimeout shorter than IdleTimeout", zeroCopy: 1,
 		config: func(s *http.Server) { s.ReadHeaderTimeout, s.IdleTimeout = 200*time.Millisecond, 800*time.Millisecond },
-		steps: func(*http.Server) []step {
+		steps: func(side) []step {
 			return []step{{Send: req(), Read: 1, Open: 500 * time.Millisecond, Closed: closeWithin}}
 		}},
 	{name: "2/ReadTimeout shorter than IdleTimeout", zeroCopy: 1,
 		config: func(s *http.Server) { s.ReadTimeout, s.IdleTimeout = 200*time.Millisecond, 800*time.Millisecond },
-		steps: func(*http.Server) []step {
+		steps: func(side) []step {
 			return []step{{Send: req(), Read: 1, Open: 500 * time.Millisecond, Closed: closeWithin}}
 		}},
 	{name: "2/request after a pause longer than ReadHeaderTimeout", zeroCopy: 2,
 		config: func(s *http.Server) { s.ReadHeaderTimeout, s.IdleTimeout = 200*time.Millisecond, 2*time.Second },
-		steps: func(*http.Server) []step {
+		steps: func(side) []step {
 			return []step{{Send: req(), Read: 1}, {Pause: 400 * time.Millisecond, Send: req(), Read: 1, Open: 100 * time.Millisecond}}
 		}},
 	{name: "2/ReadHeaderTimeout from the start of the request", zeroCopy: 1,
 		config: func(s *http.Server) { s.ReadHeaderTimeout, s.IdleTimeout = 300*time.Millisecond, 2*time.Second },
-		steps: func(*http.Server) []step {
+		steps: func(side) []step {
 			return []step{{Send: req(), Read: 1},
 				{Pause: 100 * time.Millisecond, Send: "GET " + f + " HTTP/1.1\r\n", Open: 150 * time.Millisecond, Closed: closeWithin}}
 		}},
 	{name: "2/IdleTimeout alone", zeroCopy: 1,
 		config: func(s *http.Server) { s.IdleTimeout = 300 * time.Millisecond },
-		steps: func(*http.Server) []step {
+		steps: func(side) []step {
 			return []step{{Send: req(), Read: 1, Closed: closeWithin}}
 		}},
 
 	// 3. WriteTimeout over the whole response.
 	{name: "3/WriteTimeout cuts a slow reader", zeroCopy: 1, size: 64 << 20,
 		config: func(s *http.Server) { s.WriteTimeout = 300 * time.Millisecond },
-		steps: func(*http.Server) []step {
+		steps: func(side) []step {
 			return []step{{Send: req(), SlowBody: 5 * time.Second}}
 		}},
 
 	// 4. Shutdown and idle connections.
 	{name: "4/Shutdown with half a request pipelined", zeroCopy: 1,
-		steps: func(srv *http.Server) []step {
-			return []step{{Send: req() + "GET /x HTTP/1.1\r\nHo", Read: 1},
-				{Do: shutdownStep(srv), Closed: closeWithin}}
+		steps: func(s side) []step {
+			return []step{{Send: req() + halfRequest, Read: 1},
+				{Do: shutdownStep(s.srv), Closed: closeWithin}}
 		}},
 	{name: "4/Shutdown with half a request sent after the response", zeroCopy: 1,
-		steps: func(srv *http.Server) []step {
-			return []step{{Send: req(), Read: 1}, {Send: "GET /x HTTP/1.1\r\nHo"},
-				{Pause: 100 * time.Millisecond, Do: shutdownStep(srv), Closed: closeWithin}}
+		steps: func(s side) []step {
+			return []step{{Send: req(), Read: 1}, {Send: halfRequest},
+				{Do: s.serverRead(len(req() + halfRequest))}, {Do: shutdownStep(s.srv), Closed: closeWithin}}
 		}},
 	{name: "4/Shutdown while a request whose header came in pieces runs", zeroCopy: 2,
 		wrap: func(next http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Header.Get("X-Slow") != "" {
-					time.Sleep(300 * time.Millisecond) // Shutdown arrives meanwhile
+					sg := signalsOf(r.Context().Value(http.ServerContextKey).(*http.Server))
+					sg.running <- struct{}{}
+					<-sg.shutdown // the handler runs on into Shutdown
 				}
 				next.ServeHTTP(w, r)
 			})
 		},
-		steps: func(srv *http.Server) []step {
+		steps: func(s side) []step {
+			sg := signalsOf(s.srv)
+			piece := "GET " + f + " HTTP/1.1\r\nX-Sl"
 			return []step{{Send: req(), Read: 1},
-				{Send: "GET " + f + " HTTP/1.1\r\nX-Sl"},
-				{Pause: 50 * time.Millisecond, Send: "ow: 1\r\nHost: x\r\n\r\n"},
-				{Pause: 100 * time.Millisecond, Do: shutdownStep(srv), Read: 1, Closed: closeWithin}}
+				{Send: piece},
+				{Do: s.serverRead(len(req() + piece)), Send: "ow: 1\r\nHost: x\r\n\r\n"},
+				{Do: sg.whileRunning(shutdownStep(s.srv)), Read: 1, Closed: closeWithin}}
 		}},
 	{name: "4/Shutdown while idle", zeroCopy: 1,
-		steps: func(srv *http.Server) []step {
-			return []step{{Send: req(), Read: 1}, {Do: shutdownStep(srv), Closed: closeWithin}}
+		steps: func(s side) []step {
+			return []step{{Send: req(), Read: 1}, {Do: shutdownStep(s.srv), Closed: closeWithin}}
 		}},
 	{name: "4/IdleTimeout with 2 bytes pipelined", zeroCopy: 1,
 		config: func(s *http.Server) { s.IdleTimeout = 300 * time.Millisecond },
-		steps: func(*http.Server) []step {
+		steps: func(side) []step {
 			return []step{{Send: req() + "GE", Read: 1, Closed: closeWithin}}
 		}},
 
 	// 5. What net/http and the server's hooks see.
 	{name: "5/431 half-closes the connection", zeroCopy: 1,
 		config: func(s *http.Server) { s.MaxHeaderBytes = 1024 },
-		steps: func(*http.Server) []step {
+		steps: func(side) []step {
 			big := "GET /x HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 16<<10) + "\r\n\r\n"
 			return []step{{Send: req() + big, Read: 2, Closed: 250 * time.Millisecond}}
 		}},
 	{name: "5/ConnContext sees the TCP connection", zeroCopy: 3,
 		config: func(s *http.Server) {
 			s.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
-				return context.WithValue(ctx, connTypeKey{}, fmt.Sprintf("%T", c))
+				return context.WithValue(ctx, connTypeKey{}, reflect.TypeOf(c).String())
 			}
 		},
 		wrap: func(next http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("X-Conn", fmt.Sprint(r.Context().Value(connTypeKey{})))
+				typ, _ := r.Context().Value(connTypeKey{}).(string)
+				w.Header().Set("X-Conn", typ)
 				next.ServeHTTP(w, r)
 			})
 		},
-		steps: func(*http.Server) []step {
+		steps: func(side) []step {
 			return []step{{Send: req(), Read: 1}, {Send: req(), Read: 1}, {Send: req(), Read: 1}}
 		}},
 	// The documented difference: a pipelined request is held to
 	// MaxHeaderBytes+4096 like a first request; within that, both agree.
 	{name: "5/pipelined header within the limit of a first request", zeroCopy: 1,
 		config: func(s *http.Server) { s.MaxHeaderBytes = 1024 },
-		steps: func(*http.Server) []step {
+		steps: func(side) []step {
 			big := "GET /x HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 4900) + "\r\n\r\n"
 			return []step{{Send: req() + big, Read: 2, Open: 100 * time.Millisecond}}
 		}},
@@ -254,7 +329,7 @@ var handbackCases = []handbackCase{
 				next.ServeHTTP(w, r)
 			})
 		},
-		steps: func(*http.Server) []step {
+		steps: func(side) []step {
 			return []step{{Send: req() + "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", Read: 2, Closed: closeWithin}}
 		}},
 
@@ -287,7 +362,7 @@ func TestHandbackLikeNetHTTP(t *testing.T) {
 			}
 			must(t, os.WriteFile(filepath.Join(dir, "f.bin"), randomBytes(size), 0o644))
 			h := newTestHandler(t, dir, Options{Transfer: TransferZeroCopy, CacheMaxFileSize: 1024})
-			start := func(handler http.Handler) *httptest.Server {
+			start := func(handler http.Handler) (string, side) {
 				if tc.wrap != nil {
 					handler = tc.wrap(handler)
 				}
@@ -296,15 +371,29 @@ func TestHandbackLikeNetHTTP(t *testing.T) {
 				if tc.config != nil {
 					tc.config(srv.Config)
 				}
+				s := side{srv: srv.Config, conn: new(atomic.Pointer[net.Conn])}
+				hook := srv.Config.ConnState
+				srv.Config.ConnState = func(c net.Conn, st http.ConnState) {
+					if st == http.StateNew {
+						s.conn.CompareAndSwap(nil, &c) // jaws's hand-backs are the same socket
+					}
+					if hook != nil {
+						hook(c, st)
+					}
+				}
 				srv.Start()
-				t.Cleanup(srv.Close)
-				return srv
+				t.Cleanup(func() {
+					srv.Close()
+					serverSignals.Delete(srv.Config)
+				})
+				return srv.Listener.Addr().String(), s
 			}
-			ref, zc := start(http.FileServer(http.Dir(dir))), start(h)
+			refAddr, ref := start(http.FileServer(http.Dir(dir)))
+			zcAddr, zc := start(h)
 			var want, got []string
 			var wg sync.WaitGroup
-			wg.Go(func() { want = conversation.Run(ref.Listener.Addr().String(), tc.steps(ref.Config)) })
-			wg.Go(func() { got = conversation.Run(zc.Listener.Addr().String(), tc.steps(zc.Config)) })
+			wg.Go(func() { want = conversation.Run(refAddr, tc.steps(ref)) })
+			wg.Go(func() { got = conversation.Run(zcAddr, tc.steps(zc)) })
 			wg.Wait()
 			if !slices.Equal(got, want) {
 				t.Errorf("jaws:\n\t%s\nnet/http:\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
@@ -406,9 +495,9 @@ func TestServerStateDropped(t *testing.T) {
 	if n := h.serverCount(); n == 0 {
 		t.Fatal("no server state kept while serving")
 	}
-	for i := 0; i < 50 && h.serverCount() > 0; i++ {
+	for end := time.Now().Add(10 * time.Second); h.serverCount() > 0 && time.Now().Before(end); {
 		runtime.GC()
-		time.Sleep(10 * time.Millisecond) // cleanups run on their own goroutine
+		runtime.Gosched() // cleanups run on their own goroutine
 	}
 	if n := h.serverCount(); n != 0 {
 		t.Errorf("state of %d dropped servers still kept", n)
@@ -431,11 +520,11 @@ func TestShutdownCloses(t *testing.T) {
 	}
 }
 
-// TestCoalesceAccounting: while a connection that took a zero-copy response
+// TestCorkAccounting: while a connection that took a zero-copy response
 // waits for its next request, the response's bytes count as queued; they
 // stop counting when the request comes or the connection goes, and past
-// coalesceLimit headers are no longer coalesced.
-func TestCoalesceAccounting(t *testing.T) {
+// corkLimit headers are no longer corked.
+func TestCorkAccounting(t *testing.T) {
 	_, h, _ := zcSite(t, Options{}, 1<<20)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
@@ -456,12 +545,12 @@ func TestCoalesceAccounting(t *testing.T) {
 	}
 	c.Close()
 	waitQueued(0)
-	if !h.coalesce() {
-		t.Error("not coalescing with nothing queued")
+	if !h.cork() {
+		t.Error("not corking with nothing queued")
 	}
-	h.queued.Add(coalesceLimit)
-	if h.coalesce() {
-		t.Error("coalescing past coalesceLimit")
+	h.queued.Add(corkLimit)
+	if h.cork() {
+		t.Error("corking past corkLimit")
 	}
-	h.queued.Add(-coalesceLimit)
+	h.queued.Add(-corkLimit)
 }

@@ -1,17 +1,13 @@
 package jaws
 
 import (
-	"errors"
 	"net"
-	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 const zeroCopySupported = true
-
-// errNoSendfile: sendfile cannot read this file.
-var errNoSendfile = errors.New("jaws: sendfile not supported for this file")
 
 // testHookSendfile, when set by a test, sees every sendfile call's result.
 var testHookSendfile func(n int, err error)
@@ -22,140 +18,144 @@ var testHookSendfile func(n int, err error)
 // cannot be spliced.
 var testHookSendErr func(call string) error
 
-// sendFile writes each segment's head and then its span of f to c with
-// sendfile(2), at explicit offsets, so any number of transfers share f.
-// With coalesce, the head goes out with MSG_MORE, so the kernel puts the
-// header and the first file bytes in the same packets; without, it goes
-// out at once, alone (see Handler.coalesce for when). Each call sends at most chunk bytes
-// and renews the write deadline first (dl): a stalled reader fails after
-// the timeout, a slow one at the server's WriteTimeout, and one fast reader
-// cannot hold the thread for a whole file. handled is false when c has no
-// socket to hand to the kernel; nothing was written then. A closed stop
-// ends the transfer: cancel closes it and then sets a past deadline, so
-// checking it after each renewal of the deadline cannot miss it.
+// sendFile writes each segment's head and then its span of the file fd to
+// the socket sock with sendfile(2), at explicit offsets, so any number of
+// transfers share the file. With opts.cork, the head goes out with
+// MSG_MORE, so the kernel puts the header and the first file bytes in the
+// same packets; without, it goes out at once, alone (see Handler.cork for
+// when). Each call sends at most opts.chunk bytes and renews the write
+// deadline first (opts.deadlines): a stalled reader fails after the
+// timeout, a slow one at the server's WriteTimeout, and one fast reader
+// cannot hold the thread for a whole file. A closed opts.stop ends the
+// transfer: cancel closes it and then sets a past deadline, so checking it
+// after each renewal of the deadline cannot miss it. Every call is handled:
+// a file sendfile cannot read ends it with errNoSendfile, the head already
+// out, and the caller writes the rest.
 //
 // As internal/poll's sendfile loop: EINTR is retried at once (waiting for
 // writability instead could wait for an event that never comes on an
 // empty send buffer), EAGAIN waits for the netpoller, ENOSYS, EINVAL and
 // EOPNOTSUPP (a file sendfile cannot read) turn to plain writes, and n
 // counts only when positive (the calls return -1 with an error).
-func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, coalesce bool, dl deadlines, chunk int64, stop <-chan struct{}) (written int64, handled bool, err error) {
-	rc, fd, ok := rawConns(c, f)
-	if !ok {
-		return 0, false, nil
+func sendFile(sock syscall.RawConn, fd uintptr, segs []segment, tail []byte, opts sendOpts) (written int64, handled bool, err error) {
+	s := &sender{sock: sock, opts: opts, src: int(fd)}
+	// Once per transfer: what RawConn.Write is handed escapes, so a closure
+	// per call would be an allocation per call.
+	s.try = s.tryCall
+	for _, seg := range segs {
+		if err := s.sendmsg(seg.head, opts.cork); err != nil {
+			return s.written, true, err
+		}
+		if err := s.sendfile(seg.span); err != nil {
+			return s.written, true, err
+		}
 	}
-	src := int(fd)
+	err = s.sendmsg(tail, false)
+	return s.written, true, err
+}
 
-	renew := func() error {
-		c.SetWriteDeadline(dl.next())
+// sender is one transfer on a socket: what it was handed, the bytes it has
+// sent, and the call in progress, a sendmsg of p or a sendfile from off.
+type sender struct {
+	sock    syscall.RawConn
+	opts    sendOpts
+	src     int // the file
+	written int64
+	try     func(fd uintptr) bool // tryCall
+
+	file   bool   // sendfile, else sendmsg
+	p      []byte // sendmsg's bytes left
+	flags  int
+	off    int64 // sendfile's next offset
+	remain int64 // bytes left
+	err    error // how the last try ended
+}
+
+// sendmsg sends p, with MSG_MORE if more.
+func (s *sender) sendmsg(p []byte, more bool) error {
+	s.file, s.p, s.remain, s.flags = false, p, int64(len(p)), unix.MSG_NOSIGNAL
+	if more {
+		s.flags |= unix.MSG_MORE
+	}
+	return s.calls()
+}
+
+// sendfile sends sp of the file, at most a chunk a call.
+func (s *sender) sendfile(sp span) error {
+	s.file, s.off, s.remain = true, sp.off, sp.n
+	return s.calls()
+}
+
+// calls makes the call in progress until its bytes are sent. Before each
+// wait for the socket to be writable, the deadline is renewed and the stop
+// checked.
+func (s *sender) calls() error {
+	for s.remain > 0 {
+		s.opts.deadlines.renew()
 		select {
-		case <-stop:
+		case <-s.opts.stop:
 			return net.ErrClosed
 		default:
-			return nil
+		}
+		s.err = nil
+		if err := s.sock.Write(s.try); err != nil {
+			return err
+		}
+		if s.err != nil {
+			return s.err
 		}
 	}
-	send := func(p []byte, more bool) error {
-		flags := unix.MSG_NOSIGNAL
-		if more {
-			flags |= unix.MSG_MORE
-		}
-		for len(p) > 0 {
-			if err := renew(); err != nil {
-				return err
-			}
-			var werr error
-			err := rc.Write(func(fd uintptr) bool {
-				for {
-					var n int
-					var e error
-					if testHookSendErr != nil {
-						e = testHookSendErr("sendmsg")
-					}
-					if e == nil {
-						n, e = unix.SendmsgN(int(fd), p, nil, nil, flags)
-					}
-					if n > 0 {
-						written += int64(n)
-						p = p[n:]
-					}
-					switch e {
-					case unix.EINTR:
-						continue
-					case unix.EAGAIN:
-						return false
-					}
-					werr = e
-					return true
-				}
-			})
-			if err != nil {
-				return err
-			}
-			if werr != nil {
-				return werr
+	return nil
+}
+
+// tryCall makes the call on the writable socket: EINTR makes it again at
+// once; EAGAIN waits for the netpoller, or, after progress, goes back to
+// calls for a new deadline.
+func (s *sender) tryCall(fd uintptr) bool {
+	for {
+		n, err := s.call(int(fd))
+		if n > 0 {
+			s.written += int64(n)
+			s.remain -= int64(n)
+			if !s.file {
+				s.p = s.p[n:]
 			}
 		}
-		return nil
+		switch err {
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			return n > 0
+		}
+		s.err = err
+		return true
 	}
-	for i, s := range segs {
-		if err := send(s.head, coalesce); err != nil {
-			return written, true, err
-		}
-		off, remain := s.span.off, s.span.n
-		for remain > 0 {
-			if err := renew(); err != nil {
-				return written, true, err
-			}
-			var werr error
-			err := rc.Write(func(fd uintptr) bool {
-				for {
-					var n int
-					var e error
-					if testHookSendErr != nil {
-						e = testHookSendErr("sendfile")
-					}
-					if e == nil {
-						n, e = unix.Sendfile(int(fd), src, &off, int(min(remain, chunk)))
-					}
-					if testHookSendfile != nil {
-						testHookSendfile(n, e)
-					}
-					if n > 0 {
-						written += int64(n)
-						remain -= int64(n)
-					}
-					switch {
-					case e == unix.EINTR:
-						continue
-					case e == unix.EAGAIN:
-						return n > 0 // progress: back to the loop for a new deadline; none: wait
-					case e == unix.ENOSYS || e == unix.EINVAL || e == unix.EOPNOTSUPP:
-						werr = errNoSendfile
-					case e != nil:
-						werr = e
-					case n == 0:
-						werr = errShortFile // the file ended before its announced size
-					}
-					return true
-				}
-			})
-			if err != nil {
-				return written, true, err
-			}
-			if werr == errNoSendfile {
-				// The head is out already: the rest goes by plain writes.
-				rest := append([]segment{{nil, span{off, remain}}}, segs[i+1:]...)
-				n, err := copySegments(c, f, rest, tail, dl)
-				return written + n, true, err
-			}
-			if werr != nil {
-				return written, true, werr
+}
+
+// call is one sendmsg, or one sendfile of at most a chunk.
+func (s *sender) call(sock int) (n int, err error) {
+	if !s.file {
+		if testHookSendErr != nil {
+			if err := testHookSendErr("sendmsg"); err != nil {
+				return 0, err
 			}
 		}
+		return unix.SendmsgN(sock, s.p, nil, nil, s.flags)
 	}
-	if err := send(tail, false); err != nil {
-		return written, true, err
+	if testHookSendErr != nil {
+		err = testHookSendErr("sendfile")
 	}
-	return written, true, nil
+	if err == nil {
+		n, err = unix.Sendfile(sock, s.src, &s.off, int(min(s.remain, s.opts.chunk)))
+	}
+	if testHookSendfile != nil {
+		testHookSendfile(n, err)
+	}
+	switch {
+	case err == unix.ENOSYS || err == unix.EINVAL || err == unix.EOPNOTSUPP:
+		err = errNoSendfile
+	case err == nil && n == 0:
+		err = errShortFile // the file ended before its announced size
+	}
+	return n, err
 }

@@ -56,9 +56,9 @@ func straceChild(t *testing.T, dir string) {
 
 // TestStraceZeroCopy re-runs itself under strace while serving a large file
 // three times on one keep-alive connection: the header goes out in one
-// sendmsg with MSG_MORE (coalesced with the file's first bytes), the body by
+// sendmsg with MSG_MORE (corked with the file's first bytes), the body by
 // sendfile alone, and no request after the first opens the file. A fourth,
-// with coalesceLimit bytes queued on other connections, sends its header
+// with corkLimit bytes queued on other connections, sends its header
 // alone: without MSG_MORE.
 func TestStraceZeroCopy(t *testing.T) {
 	if dir := os.Getenv("JAWS_STRACE_ZEROCOPY"); dir != "" {
@@ -113,7 +113,7 @@ func straceZeroCopyChild(t *testing.T, dir string) {
 	os.Open("/nonexistent/jaws-strace-begin")
 	for i := range 4 {
 		if i == 3 {
-			h.queued.Add(coalesceLimit) // as if other connections held that much
+			h.queued.Add(corkLimit) // as if other connections held that much
 			os.Open("/nonexistent/jaws-strace-alone")
 		}
 		c.send(t, get11("/big.bin"))

@@ -48,12 +48,6 @@ const (
 	errInvalidRange = "invalid range"
 )
 
-// bodySource is where the bytes of a span come from: the entry's body in
-// memory, or the open file.
-type bodySource interface {
-	writeSpan(w io.Writer, s span) (int64, error)
-}
-
 // send writes the status line and body of resp on the path chosen for it:
 // a body in memory goes out in one write (net/http buffers the header with
 // it); a large file on a plain HTTP/1.x connection goes zero-copy; anything
@@ -110,25 +104,11 @@ func writeResponse(w http.ResponseWriter, r *http.Request, src bodySource, resp 
 
 // writeBody writes the planned body, part headers and all, from src to w.
 func writeBody(w io.Writer, src bodySource, resp *response) (int64, error) {
-	mp := resp.mp
-	if mp == nil {
+	if resp.mp == nil {
 		return src.writeSpan(w, resp.part)
 	}
-	var written int64
-	for i, s := range mp.spans {
-		n, err := w.Write(mp.heads[i])
-		written += int64(n)
-		if err != nil {
-			return written, err
-		}
-		k, err := src.writeSpan(w, s)
-		written += k
-		if err != nil {
-			return written, err
-		}
-	}
-	n, err := w.Write(mp.tail)
-	return written + int64(n), err
+	segs, tail := segments(nil, resp)
+	return writeSegments(w, src, segs, tail)
 }
 
 // writeSpan sends s from the body in memory; entry is the memory path's

@@ -1,14 +1,9 @@
 package jaws
 
 import (
-	"bytes"
-	"io"
 	"net"
 	"net/http"
 	"os"
-	"strconv"
-	"sync"
-	"syscall"
 	"time"
 )
 
@@ -111,9 +106,9 @@ func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFil
 	// net/http bounds the whole response by WriteTimeout from the end of
 	// the request (readRequest); Hijack clears that deadline, so jaws sets
 	// it again, from when it takes the connection.
-	dl := deadlines{timeout: h.opts.SendTimeout}
+	var limit time.Time
 	if d := srv.WriteTimeout; d > 0 {
-		dl.limit = time.Now().Add(d)
+		limit = time.Now().Add(d)
 	}
 	c, brw, err := baseWriter(w).(http.Hijacker).Hijack()
 	if err != nil {
@@ -124,10 +119,8 @@ func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFil
 
 	head := responseHead(r, resp.status, hdr, conn)
 	segs, tail := segments(head, resp)
-	n, handled, err := sendFile(netConn(c), sf.f, segs, tail, h.coalesce(), dl, h.opts.SendChunk, stop)
-	if !handled {
-		n, err = copySegments(c, sf.f, segs, tail, dl)
-	}
+	n, err := transmit(c, sf.f, segs, tail, sendOpts{cork: h.cork(), chunk: h.opts.SendChunk,
+		deadlines: deadlines{conn: c, timeout: h.opts.SendTimeout, limit: limit}, stop: stop})
 	// Body bytes, as the other paths count them; none when the client went
 	// away during the header. Counted before the connection goes back, so a
 	// client's next response on it implies this one is counted.
@@ -148,319 +141,36 @@ func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFil
 	return true
 }
 
-// coalesceLimit is the response bytes jaws may hold in the kernel's send
-// queues, summed over its keep-alive connections waiting for their next
-// request, below which a zero-copy response's header is sent with its
-// first bytes. Coalescing wins while little is queued and loses once the
-// queues are full (bench/README.md, "Header coalescing", has the
-// measurements and the choice of the limit). JAWS's rule: choose per
-// request, from what the server sees.
-const coalesceLimit = 512 << 20
-
-// coalesce reports whether the next zero-copy response sends its header
-// with its first bytes (see coalesceLimit).
-func (h *Handler) coalesce() bool { return h.queued.Load() < coalesceLimit }
-
-// wantsClose is net/http's Request.wantsClose: any "close" token in the
-// first Connection value, by hasToken, which also finds it in
-// "keep-alive close" or after a tab, unlike r.Close.
-func wantsClose(r *http.Request) bool {
-	return r.Close || hasToken(first(r.Header, "Connection"), "close")
-}
-
-// wantsHTTP10KeepAlive is net/http's Request.wantsHttp10KeepAlive.
-func wantsHTTP10KeepAlive(r *http.Request) bool {
-	return r.ProtoMajor == 1 && r.ProtoMinor == 0 && hasToken(first(r.Header, "Connection"), "keep-alive")
-}
-
-// hasToken is net/http's: whether token occurs in v, case-insensitively,
-// between boundaries (start, end, space, comma or tab); token is lower case.
-func hasToken(v, token string) bool {
-	if len(token) > len(v) || token == "" {
-		return false
-	}
-	if v == token {
-		return true
-	}
-	for sp := 0; sp <= len(v)-len(token); sp++ {
-		if b := v[sp]; b != token[0] && b|0x20 != token[0] {
-			continue
-		}
-		if sp > 0 && !isTokenBoundary(v[sp-1]) {
-			continue
-		}
-		if end := sp + len(token); end != len(v) && !isTokenBoundary(v[end]) {
-			continue
-		}
-		if tokenEqual(v[sp:sp+len(token)], token) { // ASCII only, as net/http's ascii.EqualFold
-			return true
-		}
-	}
-	return false
-}
-
-func isTokenBoundary(b byte) bool { return b == ' ' || b == ',' || b == '\t' }
-
-// connection is what net/http does about the connection for a response:
-// whether it keeps it open, whether it drops the handler's Connection
-// header, and the one it adds ("" for none).
-type connection struct {
-	keepAlive bool
-	drop      bool
-	add       string
-}
-
-// replyConnection is net/http's decision for a response to r with header
-// hdr, a Content-Length and a body, on a server whose keep-alives are
-// enabled or not (doKeepAlives): chunkWriter.writeHeader's closeAfterReply
-// and Connection header, step by step, quirks and all (an HTTP/1.0 client
-// asking for keep-alive keeps it even with a "close" token; a handler's
-// "Connection: close" counts only as the whole first value).
-func replyConnection(r *http.Request, hdr http.Header, keepAlivesEnabled bool) connection {
-	var c connection
-	closeAfter := false
-	if wantsHTTP10KeepAlive(r) {
-		if _, set := hdr["Connection"]; !set {
-			c.add = "keep-alive"
-		}
-	} else if !r.ProtoAtLeast(1, 1) || wantsClose(r) {
-		closeAfter = true
-	}
-	if first(hdr, "Connection") == "close" || !keepAlivesEnabled {
-		closeAfter = true
-	}
-	if closeAfter && (!keepAlivesEnabled || !hasToken(first(hdr, "Connection"), "close")) {
-		c.drop = true
-		if r.ProtoAtLeast(1, 1) {
-			c.add = "close"
-		}
-	}
-	c.keepAlive = !closeAfter
-	return c
-}
-
-// responseHead is the status line and header block as net/http would write
-// them for these headers (writeStatusLine and chunkWriter.writeHeader).
-func responseHead(r *http.Request, status int, hdr http.Header, conn connection) []byte {
-	var b bytes.Buffer
-	b.Grow(512)
-	if r.ProtoAtLeast(1, 1) {
-		b.WriteString("HTTP/1.1 ")
-	} else {
-		b.WriteString("HTTP/1.0 ")
-	}
-	b.WriteString(strconv.Itoa(status))
-	b.WriteByte(' ')
-	b.WriteString(http.StatusText(status))
-	b.WriteString("\r\n")
-	exclude := map[string]bool(nil)
-	if conn.drop {
-		exclude = excludeConnection
-	}
-	hdr.WriteSubset(&b, exclude)
-	if _, ok := hdr["Date"]; !ok {
-		b.WriteString("Date: ")
-		b.WriteString(time.Now().UTC().Format(http.TimeFormat))
-		b.WriteString("\r\n")
-	}
-	if conn.add != "" {
-		b.WriteString("Connection: ")
-		b.WriteString(conn.add)
-		b.WriteString("\r\n")
-	}
-	b.WriteString("\r\n")
-	return b.Bytes()
-}
-
-var excludeConnection = map[string]bool{"Connection": true}
-
-// deadlines bound the writes of one zero-copy response: each chunk by
-// timeout (Options.SendTimeout), the whole response by limit (the server's
-// WriteTimeout; zero: none).
-type deadlines struct {
-	timeout time.Duration
-	limit   time.Time
-}
-
-// next is the write deadline for the next chunk: never past the limit.
-func (d deadlines) next() time.Time {
-	t := time.Now().Add(d.timeout)
-	if !d.limit.IsZero() && d.limit.Before(t) {
-		return d.limit
-	}
-	return t
-}
-
-// segment is bytes to write followed by a span of the file to send.
-type segment struct {
-	head []byte
-	span span
-}
-
-// segments lays resp out behind the response head: one segment per part,
-// the multipart closing delimiter as tail.
-func segments(head []byte, resp *response) ([]segment, []byte) {
-	if resp.mp == nil {
-		return []segment{{head, resp.part}}, nil
-	}
-	segs := make([]segment, len(resp.mp.spans))
-	for i, s := range resp.mp.spans {
-		segs[i] = segment{resp.mp.heads[i], s}
-	}
-	segs[0].head = append(head, segs[0].head...)
-	return segs, resp.mp.tail
-}
-
-// copySegments is the zero-copy path's own fallback, for a hijacked
-// connection that exposes no descriptor (a wrapping listener's conn): plain
-// writes with the same deadlines.
-func copySegments(c net.Conn, f io.ReaderAt, segs []segment, tail []byte, dl deadlines) (int64, error) {
+// transmit sends segs and tail on c, the spans from f: by the OS call
+// where it takes them, and by plain writes, with the same deadlines, what
+// it leaves (a connection that exposes no socket, no slot free on a client
+// edition of Windows, a file sendfile cannot read).
+func transmit(c net.Conn, f *os.File, segs []segment, tail []byte, opts sendOpts) (int64, error) {
 	var n int64
-	dw := deadlineWriter{c, dl}
-	for _, s := range segs {
-		k, err := dw.Write(s.head)
-		n += int64(k)
-		if err != nil {
-			return n, err
-		}
-		m, err := sectionSource{f}.writeSpan(dw, s.span)
-		n += m
-		if err != nil {
-			return n, err
-		}
+	var err error
+	handled := false
+	if sock, fd, ok := rawConns(netConn(c), f); ok {
+		n, handled, err = sendFile(sock, fd, segs, tail, opts)
 	}
-	k, err := dw.Write(tail)
-	return n + int64(k), err
+	if handled && err != errNoSendfile {
+		return n, err
+	}
+	segs, tail = skipSegments(segs, tail, n)
+	m, err := writeSegments(deadlineWriter{c, opts.deadlines}, sectionSource{f}, segs, tail)
+	return n + m, err
 }
 
-// deadlineWriter renews the write deadline before every write.
-type deadlineWriter struct {
-	c  net.Conn
-	dl deadlines
-}
+// corkLimit is the response bytes jaws may hold in the kernel's send
+// queues, summed over its keep-alive connections waiting for their next
+// request, below which a zero-copy response's header is corked: held back
+// to go out with the file's first bytes, in the same packets (MSG_MORE).
+// Corking wins while little is queued and loses once the queues are full
+// (bench/README.md, "Header coalescing", has the measurements and the
+// choice of the limit). JAWS's rule: choose per request, from what the
+// server sees. Not to be confused with ranges.go's coalesce, which merges
+// ranges.
+const corkLimit = 512 << 20
 
-func (d deadlineWriter) Write(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	d.c.SetWriteDeadline(d.dl.next())
-	return d.c.Write(p)
-}
-
-// rawConns returns what a zero-copy call needs: the socket of c, and the
-// descriptor (or handle) of f, which the caller must not use after f is
-// closed. ok is false when c exposes no socket.
-func rawConns(c net.Conn, f *os.File) (rc syscall.RawConn, fd uintptr, ok bool) {
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return nil, 0, false
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return nil, 0, false
-	}
-	fc, err := f.SyscallConn()
-	if err != nil {
-		return nil, 0, false
-	}
-	fc.Control(func(d uintptr) { fd = d })
-	return rc, fd, true
-}
-
-// transfers tracks zero-copy transfers in flight, whose connections no
-// http.Server tracks while jaws holds them, so that Close and Shutdown can
-// end or wait for them.
-type transfers struct {
-	mu      sync.Mutex
-	closing bool
-	active  int
-	conns   map[net.Conn]struct{} // hijacked connections, for cancel to close
-	idle    chan struct{}         // closed when active drops to 0 while someone waits
-	stop    chan struct{}         // made by the first begin or cancel, closed by cancel
-}
-
-// begin counts a transfer in, unless the handler is closing, and returns
-// the channel closed when the transfers in flight must end.
-func (t *transfers) begin() (stop <-chan struct{}, ok bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closing {
-		return nil, false
-	}
-	t.active++
-	return t.stopChan(), true
-}
-
-// attach records c, the hijacked connection of a transfer begun, for
-// cancel to close.
-func (t *transfers) attach(c net.Conn) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.conns == nil {
-		t.conns = make(map[net.Conn]struct{})
-	}
-	t.conns[c] = struct{}{}
-}
-
-// end counts a transfer out; c, its connection if attached, is forgotten.
-func (t *transfers) end(c net.Conn) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if c != nil {
-		delete(t.conns, c)
-	}
-	t.active--
-	if t.active == 0 && t.idle != nil {
-		close(t.idle)
-		t.idle = nil
-	}
-}
-
-// wait stops new transfers and waits until none is in flight, or done is
-// closed; it reports whether none is.
-func (t *transfers) wait(done <-chan struct{}) bool {
-	t.mu.Lock()
-	t.closing = true
-	if t.active == 0 {
-		t.mu.Unlock()
-		return true
-	}
-	if t.idle == nil {
-		t.idle = make(chan struct{})
-	}
-	idle := t.idle
-	t.mu.Unlock()
-	select {
-	case <-idle:
-		return true
-	case <-done:
-		return false
-	}
-}
-
-// stopChan returns t.stop, made if need be; t.mu is held.
-func (t *transfers) stopChan() chan struct{} {
-	if t.stop == nil {
-		t.stop = make(chan struct{})
-	}
-	return t.stop
-}
-
-// cancel ends the transfers in flight and waits for them to return: a
-// deadline in the past fails a send waiting in the netpoller, and the closed
-// stop channel makes sendFile cancel an operation the netpoller does not see
-// (a pending TransmitFile).
-func (t *transfers) cancel() {
-	t.mu.Lock()
-	t.closing = true
-	select {
-	case <-t.stopChan():
-	default:
-		close(t.stop)
-	}
-	for c := range t.conns {
-		c.SetDeadline(time.Unix(1, 0))
-	}
-	t.mu.Unlock()
-	t.wait(nil)
-}
+// cork reports whether the next zero-copy response's header waits for its
+// first file bytes (see corkLimit).
+func (h *Handler) cork() bool { return h.queued.Load() < corkLimit }

@@ -355,7 +355,7 @@ func TestHandbackConnKeepsReadFrom(t *testing.T) {
 
 // goneListener's connections read as usual but fail every write after the
 // first limit bytes, as a client that went away; they expose no socket, so
-// the zero-copy path writes through them (copySegments).
+// the zero-copy path writes through them (writeSegments).
 type goneListener struct {
 	net.Listener
 	limit int

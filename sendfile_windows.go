@@ -27,18 +27,16 @@ var clientSlots = func() chan struct{} {
 	return nil
 }()
 
-// sendFile sends each segment with TransmitFile: its head in the head buffer,
-// as JAWS measured it (so always coalesced with the file's first bytes:
-// Linux's measurements of when not to are loopback's), its span from f at an explicit offset, the tail after
-// the last span, in calls of at most chunk bytes, each bounded by dl.
-// handled is false when c has no socket handle or no slot is free on a client
-// edition; nothing was written then. A closed stop cancels the call in
-// flight.
-func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, _ bool, dl deadlines, chunk int64, stop <-chan struct{}) (written int64, handled bool, err error) {
-	rc, fd, ok := rawConns(c, f)
-	if !ok {
-		return 0, false, nil
-	}
+// sendFile sends each segment with TransmitFile on the socket sock: its
+// head in the head buffer, as JAWS measured it (so always corked with the
+// file's first bytes, whatever opts.cork says: Linux's measurements of when
+// not to are loopback's), its span from the file handle fd at an explicit
+// offset, the tail after the last span, in calls of at most opts.chunk
+// bytes, each bounded by opts.deadlines. handled is false when no slot is
+// free on a client edition, or the call cannot be set up (no event, an
+// empty span, which TransmitFile would read as the whole file); nothing was
+// written then. A closed opts.stop cancels the call in flight.
+func sendFile(sock syscall.RawConn, fd uintptr, segs []segment, tail []byte, opts sendOpts) (written int64, handled bool, err error) {
 	file := windows.Handle(fd)
 	if clientSlots != nil {
 		select {
@@ -59,7 +57,7 @@ func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, _ bool, dl de
 			return 0, false, nil // 0 would tell TransmitFile to send the whole file
 		}
 	}
-	chunk = min(max(chunk, 1), maxTransmit)
+	chunk := min(max(opts.chunk, 1), maxTransmit)
 	for i, s := range segs {
 		head := s.head
 		off, remain := s.span.off, s.span.n
@@ -69,7 +67,7 @@ func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, _ bool, dl de
 			if i == len(segs)-1 && n == remain {
 				t = tail
 			}
-			sent, err := transmit(rc, file, ev, head, t, off, uint32(n), dl.next(), stop)
+			sent, err := transmitFile(sock, file, ev, head, t, off, uint32(n), opts.deadlines.next(), opts.stop)
 			written += sent
 			if err != nil {
 				return written, true, err
@@ -85,12 +83,13 @@ func sendFile(c net.Conn, f *os.File, segs []segment, tail []byte, _ bool, dl de
 	return written, true, nil
 }
 
-// transmit makes one TransmitFile call and waits for it. The event's low bit
-// keeps the completion away from Go's own I/O completion port; the call may
-// complete at once or report ERROR_IO_PENDING, and both are handled.
+// transmitFile makes one TransmitFile call and waits for it. The event's
+// low bit keeps the completion away from Go's own I/O completion port; the
+// call may complete at once or report ERROR_IO_PENDING, and both are
+// handled.
 // RawConn.Write cannot wait for writability on Windows, so the call is made
 // once inside it and the wait is on the event.
-func transmit(rc syscall.RawConn, file, ev windows.Handle, head, tail []byte, off int64, n uint32, deadline time.Time, stop <-chan struct{}) (int64, error) {
+func transmitFile(rc syscall.RawConn, file, ev windows.Handle, head, tail []byte, off int64, n uint32, deadline time.Time, stop <-chan struct{}) (int64, error) {
 	select {
 	case <-stop:
 		return 0, net.ErrClosed

@@ -6,6 +6,18 @@ import (
 	"io/fs"
 )
 
+// Where the bytes of a body come from, on every path: the memory path
+// writes an entry's body (cache.go), the fallback a descriptor of the
+// request's own (fileBody) or the shared one (sectionSource), and the
+// zero-copy path what its OS call leaves from the shared one
+// (sectionSource).
+
+// bodySource is where the bytes of a span come from: the entry's body in
+// memory, or the open file.
+type bodySource interface {
+	writeSpan(w io.Writer, s span) (int64, error)
+}
+
 // fileBody is the portable path's bodySource for a descriptor of the
 // request's own: one that can seek, else one read at offsets, else one read
 // from its start (ranges were not planned for such a file).
@@ -67,3 +79,17 @@ var (
 	errShortFile = errors.New("jaws: file shorter than its announced size")
 	errNoSeek    = errors.New("jaws: a range of a file that cannot seek")
 )
+
+// readFrom copies r to w by w's own ReadFrom, where net/http's connections
+// and writers use sendfile for an *os.File, or else by w's Write: what a
+// wrapper that counts or replays bytes passes on as its ReadFrom.
+func readFrom(w io.Writer, r io.Reader) (int64, error) {
+	if rf, ok := w.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(writerOnly{w}, r)
+}
+
+// writerOnly hides a writer's ReadFrom from io.Copy, which would call it
+// back.
+type writerOnly struct{ io.Writer }

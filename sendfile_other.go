@@ -2,15 +2,12 @@
 
 package jaws
 
-import (
-	"net"
-	"os"
-)
+import "syscall"
 
 // Elsewhere no zero-copy call is wired up: every response takes the
 // fallback, where net/http uses what the platform offers.
 const zeroCopySupported = false
 
-func sendFile(net.Conn, *os.File, []segment, []byte, bool, deadlines, int64, <-chan struct{}) (int64, bool, error) {
+func sendFile(syscall.RawConn, uintptr, []segment, []byte, sendOpts) (written int64, handled bool, err error) {
 	return 0, false, nil
 }
