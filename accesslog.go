@@ -91,26 +91,18 @@ func (rec *recorder) Flush() {
 
 func (rec *recorder) Unwrap() http.ResponseWriter { return rec.w }
 
-// baseWriter is w beneath jaws's own recorder, if w is one.
-func baseWriter(w http.ResponseWriter) http.ResponseWriter {
-	if rec, ok := w.(*recorder); ok {
-		return rec.w
-	}
-	return w
-}
+// beneath is the writer the recorder records: the one a transfer may take
+// over (baseWriter).
+func (rec *recorder) beneath() http.ResponseWriter { return rec.w }
 
 // noteTransfer tells w's recorder, if any, how a body went.
-func noteTransfer(w http.ResponseWriter, transfer string, c coding) {
-	if rec, ok := w.(*recorder); ok {
-		rec.transfer, rec.coding = transfer, c
-	}
+func (rec *recorder) noteTransfer(transfer string, c coding) {
+	rec.transfer, rec.coding = transfer, c
 }
 
-// noteSent tells w's recorder, if any, what a transfer beneath it sent.
-func noteSent(w http.ResponseWriter, status int, n int64) {
-	if rec, ok := w.(*recorder); ok {
-		rec.status, rec.bytes = status, n
-	}
+// noteSent records what a transfer beneath the recorder sent.
+func (rec *recorder) noteSent(status int, n int64) {
+	rec.status, rec.bytes = status, n
 }
 
 // passOn hands a request jaws does not answer to the application's next

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/jaws-go/jaws/internal/httprule"
 )
 
 // net/http's rules for a connection around one response, copied step by
@@ -14,44 +16,16 @@ import (
 // requests. httpstate.go reads the state these rules are applied to.
 
 // wantsClose is net/http's Request.wantsClose: any "close" token in the
-// first Connection value, by hasToken, which also finds it in
+// first Connection value, by httprule.HasToken, which also finds it in
 // "keep-alive close" or after a tab, unlike r.Close.
 func wantsClose(r *http.Request) bool {
-	return r.Close || hasToken(first(r.Header, "Connection"), "close")
+	return r.Close || httprule.HasToken(first(r.Header, "Connection"), "close")
 }
 
 // wantsHTTP10KeepAlive is net/http's Request.wantsHttp10KeepAlive.
 func wantsHTTP10KeepAlive(r *http.Request) bool {
-	return r.ProtoMajor == 1 && r.ProtoMinor == 0 && hasToken(first(r.Header, "Connection"), "keep-alive")
+	return r.ProtoMajor == 1 && r.ProtoMinor == 0 && httprule.HasToken(first(r.Header, "Connection"), "keep-alive")
 }
-
-// hasToken is net/http's: whether token occurs in v, case-insensitively,
-// between boundaries (start, end, space, comma or tab); token is lower case.
-func hasToken(v, token string) bool {
-	if len(token) > len(v) || token == "" {
-		return false
-	}
-	if v == token {
-		return true
-	}
-	for sp := 0; sp <= len(v)-len(token); sp++ {
-		if b := v[sp]; b != token[0] && b|0x20 != token[0] {
-			continue
-		}
-		if sp > 0 && !isTokenBoundary(v[sp-1]) {
-			continue
-		}
-		if end := sp + len(token); end != len(v) && !isTokenBoundary(v[end]) {
-			continue
-		}
-		if tokenEqual(v[sp:sp+len(token)], token) { // ASCII only, as net/http's ascii.EqualFold
-			return true
-		}
-	}
-	return false
-}
-
-func isTokenBoundary(b byte) bool { return b == ' ' || b == ',' || b == '\t' }
 
 // connection is what net/http does about the connection for a response:
 // whether it keeps it open, whether it drops the handler's Connection
@@ -81,7 +55,7 @@ func replyConnection(r *http.Request, hdr http.Header, keepAlivesEnabled bool) c
 	if first(hdr, "Connection") == "close" || !keepAlivesEnabled {
 		closeAfter = true
 	}
-	if closeAfter && (!keepAlivesEnabled || !hasToken(first(hdr, "Connection"), "close")) {
+	if closeAfter && (!keepAlivesEnabled || !httprule.HasToken(first(hdr, "Connection"), "close")) {
 		c.drop = true
 		if r.ProtoAtLeast(1, 1) {
 			c.add = "close"

@@ -46,10 +46,6 @@ func codingByName(n string) coding {
 	return identity
 }
 
-// tokenEqual is httprule.EqualFold, for zerocopy.go's hasToken until it
-// calls httprule.HasToken.
-func tokenEqual(tok, lower string) bool { return httprule.EqualFold(tok, lower) }
-
 // qNone marks a coding the Accept-Encoding field does not mention; weights
 // are otherwise httprule.Weight's, thousandths from 0 to 1000 (RFC 9110
 // §12.4.2).

@@ -66,7 +66,7 @@ const peekSize = 4 << 10
 
 // handBack gives conn back to srv; br holds what net/http had read from it
 // past the request just answered.
-func (h *Handler) handBack(srv *http.Server, conn net.Conn, br *bufio.Reader, sent int64) {
+func (s *mover) handBack(srv *http.Server, conn net.Conn, br *bufio.Reader, sent int64) {
 	var pending []byte
 	if n := br.Buffered(); n > 0 {
 		p, _ := br.Peek(n)
@@ -77,8 +77,8 @@ func (h *Handler) handBack(srv *http.Server, conn net.Conn, br *bufio.Reader, se
 		pending = append(pending, hc.pending...)
 		conn = hc.Conn
 	}
-	l := &handbackListener{st: h.server(srv), srv: srv, addr: conn.LocalAddr(), conn: conn, pending: pending,
-		queued: &h.queued, sent: sent}
+	l := &handbackListener{st: s.server(srv), srv: srv, addr: conn.LocalAddr(), conn: conn, pending: pending,
+		queued: &s.queued, sent: sent}
 	if d := idleTimeout(srv); d > 0 {
 		l.idleUntil = time.Now().Add(d)
 	}

@@ -530,9 +530,9 @@ func TestCorkAccounting(t *testing.T) {
 	defer srv.Close()
 	waitQueued := func(want int64) {
 		t.Helper()
-		for end := time.Now().Add(5 * time.Second); h.queued.Load() != want; {
+		for end := time.Now().Add(5 * time.Second); h.tx.queued.Load() != want; {
 			if time.Now().After(end) {
-				t.Fatalf("queued %d, want %d", h.queued.Load(), want)
+				t.Fatalf("queued %d, want %d", h.tx.queued.Load(), want)
 			}
 			runtime.Gosched()
 		}
@@ -545,12 +545,12 @@ func TestCorkAccounting(t *testing.T) {
 	}
 	c.Close()
 	waitQueued(0)
-	if !h.cork() {
+	if !h.tx.cork() {
 		t.Error("not corking with nothing queued")
 	}
-	h.queued.Add(corkLimit)
-	if h.cork() {
+	h.tx.queued.Add(corkLimit)
+	if h.tx.cork() {
 		t.Error("corking past corkLimit")
 	}
-	h.queued.Add(-corkLimit)
+	h.tx.queued.Add(-corkLimit)
 }

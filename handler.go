@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jaws-go/jaws/internal/httprule"
@@ -17,15 +16,13 @@ import (
 // Handler serves the files under one directory, or of one fs.FS. Create it
 // with New or NewFS; it is safe for concurrent use.
 type Handler struct {
-	opts      Options
-	store     *store    // files: source, cache, freshness, descriptors
-	variants  *variants // content codings, above the store
-	stats     stats
-	transfers transfers
-	servers   sync.Map     // weak.Pointer[http.Server] -> *serverState
-	queued    atomic.Int64 // body bytes of zero-copy responses on connections waiting for their next request
-	closed    sync.Once
-	closeErr  error
+	opts     Options
+	store    *store    // files: source, cache, freshness, descriptors
+	variants *variants // content codings, above the store
+	stats    stats
+	tx       mover // the transfer paths
+	closed   sync.Once
+	closeErr error
 }
 
 // New returns a Handler serving the directory root. The root is the path,
@@ -99,7 +96,9 @@ func newHandler(opts Options, open func(*sweeper) (source, error)) (*Handler, er
 		c.close()
 		return nil, err
 	}
-	h := &Handler{opts: opts}
+	h := &Handler{opts: opts, tx: mover{never: opts.Transfer == TransferFallback,
+		always: opts.Transfer == TransferZeroCopy, minSize: opts.ZeroCopyMinSize,
+		timeout: opts.SendTimeout, chunk: opts.SendChunk}}
 	h.store = newStore(src, c, memoryMax(opts), opts.ErrorLog, sw, h.describe)
 	h.variants = newVariants(h.store, opts.Compression, codings, opts.ErrorLog)
 	return h, nil
@@ -126,8 +125,8 @@ func (h *Handler) describe(e *entry, name string, head []byte) {
 //	err = errors.Join(err, h.Shutdown(ctx))
 func (h *Handler) Shutdown(ctx context.Context) error {
 	var err error
-	if !h.transfers.wait(ctx.Done()) {
-		h.transfers.cancel()
+	if !h.tx.transfers.wait(ctx.Done()) {
+		h.tx.transfers.cancel()
 		err = ctx.Err()
 	}
 	return errors.Join(err, h.Close())
@@ -139,7 +138,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 // do nothing and return the first one's result.
 func (h *Handler) Close() error {
 	h.closed.Do(func() {
-		h.transfers.cancel()
+		h.tx.transfers.cancel()
 		h.closeErr = h.store.close()
 	})
 	return h.closeErr
@@ -219,7 +218,7 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, next http.Handle
 // serveName serves the cleaned name; redirects says whether the URL is the
 // name's, to be made canonical by a redirect.
 func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Handler, name string, redirects bool) {
-	zeroCopy := h.zeroCopyCandidate(w, r)
+	zeroCopy := h.tx.zeroCopyCandidate(w, r)
 	need := fdOwn
 	switch {
 	case r.Method == http.MethodHead:
@@ -294,13 +293,13 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, 
 	if t.e.body == nil && r.Method != http.MethodHead {
 		// The descriptor the transfer reads: the shared one for zero-copy,
 		// else one of the request's own, where net/http can use sendfile.
-		resp.zeroCopy = zeroCopy && !resp.transformed && h.zeroCopySize(resp.length)
+		resp.zeroCopy = zeroCopy && !resp.transformed && h.tx.zeroCopySize(resp.length)
 		if err := h.store.acquire(t, resp.zeroCopy); err != nil {
 			h.fail(w, err)
 			return
 		}
 	}
-	h.send(w, r, t, &resp)
+	h.tx.send(w, r, t, &resp)
 }
 
 // preconditions sets e's validators and evaluates the request's

@@ -212,15 +212,15 @@ func waitTransfers(t *testing.T, h *Handler, limit time.Duration) {
 	done := make(chan struct{})
 	timer := time.AfterFunc(limit, func() { close(done) })
 	defer timer.Stop()
-	h.transfers.mu.Lock()
-	closing := h.transfers.closing
-	h.transfers.mu.Unlock()
-	if !h.transfers.wait(done) {
+	h.tx.transfers.mu.Lock()
+	closing := h.tx.transfers.closing
+	h.tx.transfers.mu.Unlock()
+	if !h.tx.transfers.wait(done) {
 		t.Fatalf("a transfer is still in flight after %v", limit)
 	}
-	h.transfers.mu.Lock()
-	h.transfers.closing = closing // wait stops new transfers; this test goes on
-	h.transfers.mu.Unlock()
+	h.tx.transfers.mu.Lock()
+	h.tx.transfers.closing = closing // wait stops new transfers; this test goes on
+	h.tx.transfers.mu.Unlock()
 }
 
 // openFDs counts this process's descriptors, or -1 where it cannot.
@@ -290,6 +290,6 @@ func (t *transfers) inFlight() int {
 // serverCount is how many servers jaws keeps state for.
 func (h *Handler) serverCount() int {
 	n := 0
-	h.servers.Range(func(any, any) bool { n++; return true })
+	h.tx.servers.Range(func(any, any) bool { n++; return true })
 	return n
 }

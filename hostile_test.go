@@ -200,7 +200,7 @@ func TestServerShutdownWithTransfers(t *testing.T) {
 	if elapsed > deadline+2*time.Second {
 		t.Errorf("shutdown took %v with a deadline of %v", elapsed, deadline)
 	}
-	if n := h.transfers.inFlight(); n != 0 {
+	if n := h.tx.transfers.inFlight(); n != 0 {
 		t.Errorf("%d transfers in flight after Shutdown", n)
 	}
 	wg.Wait()

@@ -10,8 +10,6 @@ import (
 	"syscall"
 )
 
-const indexPage = "index.html"
-
 // cleanName turns a URL path into a name relative to the root, or reports that
 // no file may answer it. The path is already percent-decoded by net/http, so
 // "%2e%2e" and "%2f" arrive here as ".." and "/". A path that cleans to

@@ -119,16 +119,16 @@ func (s *serverState) shutdown() {
 // server: it is keyed by a weak pointer and dropped when the server is
 // collected, so a process that starts and drops servers (tests, reloads)
 // does not accumulate them.
-func (h *Handler) server(srv *http.Server) *serverState {
+func (s *mover) server(srv *http.Server) *serverState {
 	key := weak.Make(srv)
-	if v, ok := h.servers.Load(key); ok {
+	if v, ok := s.servers.Load(key); ok {
 		return v.(*serverState)
 	}
-	v, loaded := h.servers.LoadOrStore(key, &serverState{srv: key})
+	v, loaded := s.servers.LoadOrStore(key, &serverState{srv: key})
 	st := v.(*serverState)
 	if !loaded {
 		srv.RegisterOnShutdown(st.shutdown)
-		runtime.AddCleanup(srv, func(k weak.Pointer[http.Server]) { h.servers.Delete(k) }, key)
+		runtime.AddCleanup(srv, func(k weak.Pointer[http.Server]) { s.servers.Delete(k) }, key)
 	}
 	return st
 }

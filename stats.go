@@ -47,9 +47,9 @@ func (h *Handler) Stats() Stats {
 	cs := h.store.counts()
 	return Stats{
 		Requests: h.stats.requests.Load(),
-		Memory:   h.stats.memory.snapshot(),
-		ZeroCopy: h.stats.zeroCopy.snapshot(),
-		Fallback: h.stats.fallback.snapshot(),
+		Memory:   snapshot(&h.tx.memory),
+		ZeroCopy: snapshot(&h.tx.zeroCopied),
+		Fallback: snapshot(&h.tx.fallback),
 
 		CacheHits:      cs.hits,
 		CacheMisses:    cs.misses,
@@ -62,19 +62,9 @@ func (h *Handler) Stats() Stats {
 }
 
 type stats struct {
-	requests                   atomic.Uint64
-	memory, zeroCopy, fallback pathCounter
+	requests atomic.Uint64
 }
 
-type pathCounter struct {
-	responses, bytes atomic.Uint64
-}
-
-func (c *pathCounter) add(n int64) {
-	c.responses.Add(1)
-	c.bytes.Add(uint64(n))
-}
-
-func (c *pathCounter) snapshot() PathStats {
+func snapshot(c *pathCounter) PathStats {
 	return PathStats{Responses: c.responses.Load(), Bytes: c.bytes.Load()}
 }

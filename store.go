@@ -75,6 +75,9 @@ func (t *target) close() {
 	}
 }
 
+// indexPage is the file that serves a directory.
+const indexPage = "index.html"
+
 // fdNeed says which descriptor a request will read, so that a hit opens
 // nothing it does not use, and one that opens a descriptor confirms the
 // entry by it.

@@ -113,7 +113,7 @@ func straceZeroCopyChild(t *testing.T, dir string) {
 	os.Open("/nonexistent/jaws-strace-begin")
 	for i := range 4 {
 		if i == 3 {
-			h.queued.Add(corkLimit) // as if other connections held that much
+			h.tx.queued.Add(corkLimit) // as if other connections held that much
 			os.Open("/nonexistent/jaws-strace-alone")
 		}
 		c.send(t, get11("/big.bin"))

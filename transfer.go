@@ -4,6 +4,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // response is the plan the semantics stage hands to the transfer stage:
@@ -48,18 +51,81 @@ const (
 	errInvalidRange = "invalid range"
 )
 
+// mover is the transfer layer: it sends a planned response on the path
+// chosen for it, and keeps what that needs: the zero-copy settings, the
+// transfers in flight, the state of the servers whose connections it hands
+// back, and the counters of each path. Nothing in it calls the layers
+// above; the handler makes it from Options.
+type mover struct {
+	never, always bool          // Options.Transfer: TransferFallback, TransferZeroCopy
+	minSize       int64         // Options.ZeroCopyMinSize
+	timeout       time.Duration // Options.SendTimeout
+	chunk         int64         // Options.SendChunk
+
+	memory, zeroCopied, fallback pathCounter
+	transfers                    transfers
+	servers                      sync.Map     // weak.Pointer[http.Server] -> *serverState
+	queued                       atomic.Int64 // body bytes of zero-copy responses on connections waiting for their next request
+}
+
+// pathCounter counts the responses one transfer path sent and their body
+// bytes.
+type pathCounter struct {
+	responses, bytes atomic.Uint64
+}
+
+func (c *pathCounter) add(n int64) {
+	c.responses.Add(1)
+	c.bytes.Add(uint64(n))
+}
+
+// noter is a writer that records responses (the access log's recorder,
+// which the handler puts in front of the application's writer): the
+// transfer tells it which path a response took and, for a zero-copy one,
+// what it sent, since none of those bytes pass through a writer.
+type noter interface {
+	noteTransfer(path string, c coding)
+	noteSent(status int, n int64)
+	beneath() http.ResponseWriter
+}
+
+// baseWriter is w beneath jaws's own recorder, if w is one: the writer
+// zero-copy may take over. Any other wrapper is a writer of its own, which
+// would see none of the bytes.
+func baseWriter(w http.ResponseWriter) http.ResponseWriter {
+	if n, ok := w.(noter); ok {
+		return n.beneath()
+	}
+	return w
+}
+
+// noteTransfer tells w, if it records responses, which path served it.
+func noteTransfer(w http.ResponseWriter, path string, c coding) {
+	if n, ok := w.(noter); ok {
+		n.noteTransfer(path, c)
+	}
+}
+
+// noteSent tells w, if it records responses, what a transfer beneath it
+// sent.
+func noteSent(w http.ResponseWriter, status int, n int64) {
+	if n2, ok := w.(noter); ok {
+		n2.noteSent(status, n)
+	}
+}
+
 // send writes the status line and body of resp on the path chosen for it:
 // a body in memory goes out in one write (net/http buffers the header with
 // it); a large file on a plain HTTP/1.x connection goes zero-copy; anything
 // else through the portable fallback, from the descriptor the target holds.
-func (h *Handler) send(w http.ResponseWriter, r *http.Request, t *target, resp *response) {
+func (s *mover) send(w http.ResponseWriter, r *http.Request, t *target, resp *response) {
 	e := t.e
 	if e.body != nil {
 		noteTransfer(w, "memory", e.coding)
-		h.stats.memory.add(writeResponse(w, r, e, resp))
+		s.memory.add(writeResponse(w, r, e, resp))
 		return
 	}
-	if resp.zeroCopy && t.sf != nil && h.zeroCopy(w, r, t.sf, resp) {
+	if resp.zeroCopy && t.sf != nil && s.zeroCopy(w, r, t.sf, resp) {
 		noteTransfer(w, "zerocopy", e.coding)
 		return
 	}
@@ -74,16 +140,16 @@ func (h *Handler) send(w http.ResponseWriter, r *http.Request, t *target, resp *
 		// Windows, a race with keep-alives turned off): the shared
 		// descriptor, at explicit offsets, which net/http cannot sendfile.
 		if testHookSharedFallback != nil {
-			testHookSharedFallback(h)
+			testHookSharedFallback(s)
 		}
 		src = sectionSource{t.sf.f}
 	}
-	h.stats.fallback.add(writeResponse(w, r, src, resp))
+	s.fallback.add(writeResponse(w, r, src, resp))
 }
 
 // testHookSharedFallback, when set by a test, sees every response sent by
 // the fallback from a descriptor chosen for zero-copy.
-var testHookSharedFallback func(*Handler)
+var testHookSharedFallback func(*mover)
 
 // writeResponse writes the status and, unless the request is HEAD, the body
 // from src, and returns the body bytes written.

@@ -48,8 +48,8 @@ import (
 
 // zeroCopyCandidate reports whether r, answered through w, may take the
 // zero-copy path if its file is large enough.
-func (h *Handler) zeroCopyCandidate(w http.ResponseWriter, r *http.Request) bool {
-	if !zeroCopySupported || h.opts.Transfer == TransferFallback ||
+func (s *mover) zeroCopyCandidate(w http.ResponseWriter, r *http.Request) bool {
+	if !zeroCopySupported || s.never ||
 		r.Method != http.MethodGet || r.ProtoMajor != 1 || r.TLS != nil || r.ContentLength != 0 {
 		return false
 	}
@@ -58,14 +58,14 @@ func (h *Handler) zeroCopyCandidate(w http.ResponseWriter, r *http.Request) bool
 	} else if written, known := headerWritten(bw); !known || written {
 		return false
 	}
-	_, _, ok := h.zeroCopyServer(w, r)
+	_, _, ok := s.zeroCopyServer(w, r)
 	return ok
 }
 
 // zeroCopyServer finds r's server and how net/http would end the response
 // on its connection, and reports whether they allow the zero-copy path.
 // Asked again at the transfer: keep-alives may have been turned off since.
-func (h *Handler) zeroCopyServer(w http.ResponseWriter, r *http.Request) (*http.Server, connection, bool) {
+func (s *mover) zeroCopyServer(w http.ResponseWriter, r *http.Request) (*http.Server, connection, bool) {
 	hdr := w.Header()
 	if _, ok := hdr["Transfer-Encoding"]; ok {
 		return nil, connection{}, false
@@ -79,29 +79,29 @@ func (h *Handler) zeroCopyServer(w http.ResponseWriter, r *http.Request) (*http.
 		return nil, connection{}, false
 	}
 	conn := replyConnection(r, hdr, enabled)
-	return srv, conn, conn.keepAlive || h.opts.Transfer == TransferZeroCopy
+	return srv, conn, conn.keepAlive || s.always
 }
 
 // zeroCopySize reports whether a body of n bytes from disk goes zero-copy.
-func (h *Handler) zeroCopySize(n int64) bool {
-	return h.opts.Transfer == TransferZeroCopy || n >= h.opts.ZeroCopyMinSize
+func (s *mover) zeroCopySize(n int64) bool {
+	return s.always || n >= s.minSize
 }
 
 // zeroCopy sends resp for file sf over the hijacked connection and counts
 // it. handled is false when nothing was written and the connection is still
 // net/http's, so the caller serves the request through the fallback.
-func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFile, resp *response) (handled bool) {
-	srv, conn, ok := h.zeroCopyServer(w, r)
+func (s *mover) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFile, resp *response) (handled bool) {
+	srv, conn, ok := s.zeroCopyServer(w, r)
 	if !ok {
 		return false
 	}
 	hdr := w.Header()
-	stop, ok := h.transfers.begin()
+	stop, ok := s.transfers.begin()
 	if !ok {
 		return false // the handler is closing
 	}
 	var hijacked net.Conn
-	defer func() { h.transfers.end(hijacked) }()
+	defer func() { s.transfers.end(hijacked) }()
 
 	// net/http bounds the whole response by WriteTimeout from the end of
 	// the request (readRequest); Hijack clears that deadline, so jaws sets
@@ -115,17 +115,17 @@ func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFil
 		return false
 	}
 	hijacked = c
-	h.transfers.attach(c)
+	s.transfers.attach(c)
 
 	head := responseHead(r, resp.status, hdr, conn)
 	segs, tail := segments(head, resp)
-	n, err := transmit(c, sf.f, segs, tail, sendOpts{cork: h.cork(), chunk: h.opts.SendChunk,
-		deadlines: deadlines{conn: c, timeout: h.opts.SendTimeout, limit: limit}, stop: stop})
+	n, err := transmit(c, sf.f, segs, tail, sendOpts{cork: s.cork(), chunk: s.chunk,
+		deadlines: deadlines{conn: c, timeout: s.timeout, limit: limit}, stop: stop})
 	// Body bytes, as the other paths count them; none when the client went
 	// away during the header. Counted before the connection goes back, so a
 	// client's next response on it implies this one is counted.
 	body := max(0, n-int64(len(head)))
-	h.stats.zeroCopy.add(body)
+	s.zeroCopied.add(body)
 	noteSent(w, resp.status, body)
 	if err != nil || !conn.keepAlive {
 		c.Close()
@@ -137,7 +137,7 @@ func (h *Handler) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFil
 		return true
 	}
 	c.SetDeadline(time.Time{})
-	h.handBack(srv, c, brw.Reader, body)
+	s.handBack(srv, c, brw.Reader, body)
 	return true
 }
 
@@ -173,4 +173,4 @@ const corkLimit = 512 << 20
 
 // cork reports whether the next zero-copy response's header waits for its
 // first file bytes (see corkLimit).
-func (h *Handler) cork() bool { return h.queued.Load() < corkLimit }
+func (s *mover) cork() bool { return s.queued.Load() < corkLimit }

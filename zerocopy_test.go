@@ -176,8 +176,8 @@ func TestZeroCopyOnlyWhereItApplies(t *testing.T) {
 	// chosen: these get one of their own, which net/http can sendfile,
 	// never the shared one at explicit offsets.
 	var shared atomic.Int64
-	testHookSharedFallback = func(got *Handler) {
-		if got == h {
+	testHookSharedFallback = func(got *mover) {
+		if got == &h.tx {
 			shared.Add(1)
 		}
 	}
@@ -285,7 +285,7 @@ func TestZeroCopyShutdown(t *testing.T) {
 			} else {
 				h.Close()
 			}
-			if n := h.transfers.inFlight(); n != 0 {
+			if n := h.tx.transfers.inFlight(); n != 0 {
 				t.Errorf("%d transfers still in flight after %s", n, how)
 			}
 			c.SetReadDeadline(time.Now().Add(10 * time.Second))
