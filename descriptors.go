@@ -1,0 +1,179 @@
+package jaws
+
+import "io/fs"
+
+// Which descriptor a request reads. A body in memory needs none; a zero-copy
+// transfer reads the entry's shared descriptor at explicit offsets; the
+// fallback reads one of the request's own, whose offset net/http's sendfile
+// moves, reopened from the shared one where it can (one open, no walk of
+// the path).
+
+// target is what a request name resolved to: a file entry, or a directory
+// without an index page, with the descriptors the request holds.
+type target struct {
+	e  *entry      // nil for a directory without index page
+	f  fs.File     // a descriptor of this request's own; the directory when e is nil
+	sf *sharedFile // a reference to the entry's shared descriptor
+}
+
+// isDir: the name is a directory, listed or served by its index page.
+func (t *target) isDir() bool { return t.e == nil || t.e.dirIndex }
+
+// listing: the name is a directory without an index page, f.
+func (t *target) listing() bool { return t.e == nil }
+
+func (t *target) close() {
+	if t.f != nil {
+		t.f.Close()
+	}
+	if t.sf != nil {
+		t.sf.release()
+	}
+}
+
+// fdNeed says which descriptor a request will read, so that a hit opens
+// nothing it does not use, and one that opens a descriptor confirms the
+// entry by it.
+type fdNeed int
+
+const (
+	fdNone   fdNeed = iota // a body in memory, or HEAD: nothing is read
+	fdShared               // zero-copy: the entry's shared descriptor, read at explicit offsets
+	fdOwn                  // the fallback: a descriptor whose offset net/http's sendfile may move
+)
+
+// confirmFor confirms a cached entry and takes the descriptor the request
+// needs. A request that reads the file through a descriptor of its own
+// confirms the entry by that descriptor's stat, which costs nothing more
+// and holds whatever Options.Revalidate or events say.
+func (s *store) confirmFor(e *entry, need fdNeed) (target, bool) {
+	t := target{e: e}
+	if e.body != nil || need == fdNone {
+		return t, s.confirm(e)
+	}
+	if need == fdOwn || e.sf == nil {
+		f, fresh, handled := s.reopen(e)
+		if !handled {
+			var err error
+			f, err = s.openVersion(e)
+			fresh = err == nil
+		}
+		if !fresh {
+			return target{}, false
+		}
+		t.f = f
+		return t, true // as fresh as the descriptor it will read
+	}
+	if !s.confirm(e) {
+		return target{}, false
+	}
+	if e.sf.acquire() {
+		if !e.sf.holds(e) {
+			e.sf.release()
+			return target{}, false
+		}
+		t.sf = e.sf
+	}
+	return t, true
+}
+
+// reopen gives a request for e a descriptor of its own by reopening the
+// entry's shared one once e is confirmed fresh, which costs one open where
+// opening the name walks its path (a file between CacheMaxFileSize and
+// ZeroCopyMinSize is served so on every request). fresh reports whether e
+// is still its file's version, by the new descriptor's own stat; handled
+// is false when it cannot tell, and the caller opens the name.
+func (s *store) reopen(e *entry) (f fs.File, fresh, handled bool) {
+	if e.sf == nil || !e.sf.acquire() {
+		return nil, false, false
+	}
+	defer e.sf.release() // held while its number names it
+	if !s.confirm(e) {
+		return nil, false, true
+	}
+	g, ok := reopen(e.sf.f)
+	if !ok {
+		return nil, false, false
+	}
+	if info, err := g.Stat(); err != nil || !e.matches(info) {
+		g.Close()
+		return nil, false, true
+	}
+	return g, true, true
+}
+
+// acquire gives t the descriptor its transfer reads, when the response
+// turned out to need another than the one resolve took: its own for a
+// range too small for zero-copy, say. Should the file have changed since
+// the entry was confirmed, the entry's shared descriptor still reads the
+// version confirmed.
+func (s *store) acquire(t *target, shared bool) error {
+	e := t.e
+	if shared && t.sf == nil {
+		s.acquireShared(t)
+	}
+	if shared && t.sf != nil || t.f != nil {
+		return nil
+	}
+	f, fresh, handled := s.reopen(e)
+	var err error
+	if !handled {
+		f, err = s.openVersion(e)
+	} else if !fresh {
+		err = errChanged
+	}
+	if err == nil {
+		t.f = f
+		return nil
+	}
+	if t.sf == nil {
+		s.acquireShared(t)
+	}
+	if t.sf != nil {
+		return nil // read at offsets: the version the entry describes
+	}
+	return err
+}
+
+// acquireShared gives t a reference to its entry's shared descriptor, if it
+// is still open and still holds the entry's version.
+func (s *store) acquireShared(t *target) {
+	if sf := t.e.sf; sf != nil && sf.acquire() {
+		if sf.holds(t.e) {
+			t.sf = sf
+		} else {
+			sf.release()
+		}
+	}
+}
+
+// openVersion opens the entry's file, checking it is the entry's version.
+func (s *store) openVersion(e *entry) (fs.File, error) {
+	f, info, at, err := s.src.open(e.file)
+	if err != nil {
+		return nil, err
+	}
+	if !e.matches(info) || at != e.tree {
+		f.Close()
+		return nil, errChanged
+	}
+	return f, nil
+}
+
+// readAll reads the whole of e's file, checking it is still that version.
+func (s *store) readAll(e *entry) ([]byte, error) {
+	if e.body != nil {
+		return e.body, nil
+	}
+	f, err := s.openVersion(e)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, e.info.Size())
+	n, err := readHead(f, b)
+	if err == nil && n < len(b) {
+		err = errChanged
+	}
+	return b, err
+}
