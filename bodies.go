@@ -24,7 +24,7 @@ type bodySource interface {
 func fileBody(f fs.File) bodySource {
 	switch f := f.(type) {
 	case io.ReadSeeker:
-		return fileSource{f}
+		return &fileSource{f: f}
 	case io.ReaderAt:
 		return sectionSource{f}
 	}
@@ -35,13 +35,22 @@ func fileBody(f fs.File) bodySource {
 // over the file to the writer's ReadFrom, where net/http uses sendfile on
 // plain TCP connections for an *os.File, and any other writer (TLS,
 // HTTP/2, wrappers, recorders) gets ordinary writes.
-type fileSource struct{ f io.ReadSeeker }
+// The descriptor is the request's own and freshly opened, so it is at the
+// file's start until a span moves it: a seek only where a span starts
+// elsewhere (the first of a range, the next part of a multipart body).
+type fileSource struct {
+	f   io.ReadSeeker
+	pos int64
+}
 
-func (s fileSource) writeSpan(w io.Writer, sp span) (int64, error) {
-	if _, err := s.f.Seek(sp.off, io.SeekStart); err != nil {
-		return 0, err
+func (s *fileSource) writeSpan(w io.Writer, sp span) (int64, error) {
+	if sp.off != s.pos {
+		if _, err := s.f.Seek(sp.off, io.SeekStart); err != nil {
+			return 0, err
+		}
 	}
 	n, err := io.CopyN(w, s.f, sp.n)
+	s.pos = sp.off + n
 	if err == io.EOF {
 		err = errShortFile
 	}

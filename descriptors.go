@@ -5,8 +5,7 @@ import "io/fs"
 // Which descriptor a request reads. A body in memory needs none; a zero-copy
 // transfer reads the entry's shared descriptor at explicit offsets; the
 // fallback reads one of the request's own, whose offset net/http's sendfile
-// moves, reopened from the shared one where it can (one open, no walk of
-// the path).
+// moves (opened in one system call where the kernel can: openBeneath).
 
 // target is what a request name resolved to: a file entry, or a directory
 // without an index page, with the descriptors the request holds.
@@ -51,14 +50,12 @@ func (s *store) confirmFor(e *entry, need fdNeed) (target, bool) {
 	if e.body != nil || need == fdNone {
 		return t, s.confirm(e)
 	}
+	if need == fdShared && e.size() < s.sharedMin {
+		need = fdOwn // too small for zero-copy: the fallback's own descriptor
+	}
 	if need == fdOwn || e.sf == nil {
-		f, fresh, handled := s.reopen(e)
-		if !handled {
-			var err error
-			f, err = s.openVersion(e)
-			fresh = err == nil
-		}
-		if !fresh {
+		f, err := s.openVersion(e)
+		if err != nil {
 			return target{}, false
 		}
 		t.f = f
@@ -77,31 +74,6 @@ func (s *store) confirmFor(e *entry, need fdNeed) (target, bool) {
 	return t, true
 }
 
-// reopen gives a request for e a descriptor of its own by reopening the
-// entry's shared one once e is confirmed fresh, which costs one open where
-// opening the name walks its path (a file between CacheMaxFileSize and
-// ZeroCopyMinSize is served so on every request). fresh reports whether e
-// is still its file's version, by the new descriptor's own stat; handled
-// is false when it cannot tell, and the caller opens the name.
-func (s *store) reopen(e *entry) (f fs.File, fresh, handled bool) {
-	if e.sf == nil || !e.sf.acquire() {
-		return nil, false, false
-	}
-	defer e.sf.release() // held while its number names it
-	if !s.confirm(e) {
-		return nil, false, true
-	}
-	g, ok := reopen(e.sf.f)
-	if !ok {
-		return nil, false, false
-	}
-	if info, err := g.Stat(); err != nil || !e.matches(info) {
-		g.Close()
-		return nil, false, true
-	}
-	return g, true, true
-}
-
 // acquire gives t the descriptor its transfer reads, when the response
 // turned out to need another than the one resolve took: its own for a
 // range too small for zero-copy, say. Should the file have changed since
@@ -115,13 +87,7 @@ func (s *store) acquire(t *target, shared bool) error {
 	if shared && t.sf != nil || t.f != nil {
 		return nil
 	}
-	f, fresh, handled := s.reopen(e)
-	var err error
-	if !handled {
-		f, err = s.openVersion(e)
-	} else if !fresh {
-		err = errChanged
-	}
+	f, err := s.openVersion(e)
 	if err == nil {
 		t.f = f
 		return nil

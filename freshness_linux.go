@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -64,6 +65,34 @@ func (d statDir) unchanged(name string, v version) (same, handled bool) {
 	}
 	return v == versionOfStat(&st), true
 }
+
+// openBeneath opens name under d's directory in one system call: openat2
+// with RESOLVE_BENEATH, the kernel refusing any step out of it, where
+// os.Root opens every directory on the way. It leaves to os.Root (handled
+// false) every name with a symbolic link on its way (RESOLVE_NO_SYMLINKS),
+// so that links are followed or refused by os.Root's rules alone, and
+// everything where the kernel has no openat2 (before Linux 5.6).
+func openBeneath(d statDir, name string) (f *os.File, handled bool, err error) {
+	if d.fd < 0 || noOpenat2.Load() {
+		return nil, false, nil
+	}
+	how := unix.OpenHow{Flags: unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}
+	fd, err := unix.Openat2(d.fd, name, &how)
+	switch err {
+	case nil:
+		return os.NewFile(uintptr(fd), name), true, nil
+	case unix.ELOOP, unix.EXDEV, unix.EAGAIN, unix.EINTR, unix.EINVAL:
+		return nil, false, nil
+	case unix.ENOSYS, unix.EPERM: // no openat2, or a seccomp filter refusing it
+		noOpenat2.Store(true)
+		return nil, false, nil
+	}
+	return nil, true, &fs.PathError{Op: "openat", Path: name, Err: err}
+}
+
+// noOpenat2 is set once openat2 turned out not to be had.
+var noOpenat2 atomic.Bool
 
 // dirID is the identity of the directory a root path names.
 type dirID struct{ dev, ino uint64 }

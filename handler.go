@@ -99,7 +99,11 @@ func newHandler(opts Options, open func(*sweeper) (source, error)) (*Handler, er
 	h := &Handler{opts: opts, tx: mover{never: opts.Transfer == TransferFallback,
 		always: opts.Transfer == TransferZeroCopy, minSize: opts.ZeroCopyMinSize,
 		timeout: opts.SendTimeout, chunk: opts.SendChunk}}
-	h.store = newStore(src, c, memoryMax(opts), opts.ErrorLog, sw, h.describe)
+	sharedMin := opts.ZeroCopyMinSize
+	if opts.Transfer == TransferZeroCopy {
+		sharedMin = 0
+	}
+	h.store = newStore(src, c, memoryMax(opts), sharedMin, opts.ErrorLog, sw, h.describe)
 	h.variants = newVariants(h.store, opts.Compression, codings, opts.ErrorLog)
 	return h, nil
 }

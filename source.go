@@ -205,7 +205,10 @@ func (d *dirSource) open(name string) (fs.File, fs.FileInfo, *tree, error) {
 			}
 			return nil, nil, nil, &fs.PathError{Op: "open", Path: name, Err: err}
 		}
-		f, err := t.OpenFile(name, openFlags, 0)
+		f, handled, err := openBeneath(t.sd, name)
+		if !handled {
+			f, err = t.OpenFile(name, openFlags, 0)
+		}
 		if err != nil && t.escaped(err) {
 			f, err = t.openLinked(name, openFlags) // absolute links inside the root (symlink.go)
 		}

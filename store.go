@@ -24,6 +24,11 @@ type store struct {
 	src      source
 	cache    *cache
 	maxBody  int64 // the largest file held in memory; negative: none (memoryMax)
+	// sharedMin is the smallest file a zero-copy candidate takes the
+	// shared descriptor for (ZeroCopyMinSize, or 0 when zero-copy is
+	// forced): a smaller one goes by the fallback, on a descriptor of its
+	// own, and the shared one's check would be lost on it.
+	sharedMin int64
 	describe func(e *entry, name string, head []byte)
 	log      *log.Logger
 	fixed    sync.Map  // entries of an immutable source, by key
@@ -32,11 +37,12 @@ type store struct {
 }
 
 // newStore makes the store of src, whose files up to maxBody bytes are held
-// in memory; sw is the sweeper src was given, which the store runs, and
-// describe completes every new entry of a file (see store).
-func newStore(src source, c *cache, maxBody int64, logger *log.Logger, sw *sweeper,
+// in memory, and from sharedMin bytes may go zero-copy; sw is the sweeper
+// src was given, which the store runs, and describe completes every new
+// entry of a file (see store).
+func newStore(src source, c *cache, maxBody, sharedMin int64, logger *log.Logger, sw *sweeper,
 	describe func(e *entry, name string, head []byte)) *store {
-	s := &store{src: src, cache: c, maxBody: maxBody, describe: describe, log: logger, sweeper: sw}
+	s := &store{src: src, cache: c, maxBody: maxBody, sharedMin: sharedMin, describe: describe, log: logger, sweeper: sw}
 	gone := func(e *entry) bool { return src.gone(&e.fileRef, e.sf.f) }
 	sw.jobs = append(sw.jobs, func(int64) bool { return c.sweep(gone) }, src.sweep)
 	return s
