@@ -21,19 +21,19 @@ import (
 // built once and never checked or evicted: there are as many as the program
 // embeds files, and their bodies are the embedded bytes themselves.
 type store struct {
-	src      source
-	cache    *cache
-	maxBody  int64 // the largest file held in memory; negative: none (memoryMax)
+	src     source
+	cache   *cache
+	maxBody int64 // the largest file held in memory; negative: none (memoryMax)
 	// sharedMin is the smallest file a zero-copy candidate takes the
 	// shared descriptor for (ZeroCopyMinSize, or 0 when zero-copy is
 	// forced): a smaller one goes by the fallback, on a descriptor of its
 	// own, and the shared one's check would be lost on it.
 	sharedMin int64
-	describe func(e *entry, name string, head []byte)
-	log      *log.Logger
-	fixed    sync.Map  // entries of an immutable source, by key
-	sweeper  *sweeper  // lets go of descriptors of files no longer served
-	hashes   hashTable // hashes HashName read, past their entries (hashes.go)
+	describe  func(e *entry, name string, head []byte)
+	log       *log.Logger
+	fixed     sync.Map  // entries of an immutable source, by key
+	sweeper   *sweeper  // lets go of descriptors of files no longer served
+	hashes    hashTable // hashes HashName read, past their entries (hashes.go)
 }
 
 // newStore makes the store of src, whose files up to maxBody bytes are held
