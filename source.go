@@ -21,9 +21,9 @@ type source interface {
 	// stat returns the metadata of name, a file open would open.
 	stat(name string) (fs.FileInfo, error)
 	// fresh reports whether ref still is what its file holds now, for a
-	// request that starts now; body is the file's bytes, when they are
-	// held in memory.
-	fresh(ref *fileRef, body []byte, now int64) bool
+	// request that starts now (the clock, read only when needed); body is
+	// the file's bytes, when they are held in memory.
+	fresh(ref *fileRef, body []byte, now func() int64) bool
 	// arm readies a new ref for fresh: with file system events, the
 	// token that confirms it while they say nothing changed.
 	arm(ref *fileRef, now int64)
@@ -231,7 +231,7 @@ func (d *dirSource) stat(name string) (fs.FileInfo, error) {
 	return t.linkRoot.stat(name)
 }
 
-func (d *dirSource) fresh(e *fileRef, _ []byte, now int64) bool {
+func (d *dirSource) fresh(e *fileRef, _ []byte, clock func() int64) bool {
 	t := d.current()
 	if t == nil || e.tree != t {
 		return false
@@ -250,7 +250,7 @@ func (d *dirSource) fresh(e *fileRef, _ []byte, now int64) bool {
 	}
 	// A new token at most every rearmEvery: taking one costs system
 	// calls of its own.
-	if same && d.watch != nil && (old == nil || now-old.taken >= int64(rearmEvery)) {
+	if now := clock(); same && d.watch != nil && (old == nil || now-old.taken >= int64(rearmEvery)) {
 		e.watched.Store(d.watch.cover(t, e.file, e.ver, now))
 	}
 	return same

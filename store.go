@@ -188,16 +188,18 @@ func (s *store) cached(key, file string, need fdNeed) (target, bool) {
 // nothing changed, else by one stat; see dirSource.fresh), unless
 // Options.Revalidate lets it be trusted without a look.
 func (s *store) confirm(e *entry) bool {
+	if s.cache.revalidate <= 0 {
+		// The clock is read only by a source that must stat.
+		return s.src.fresh(&e.fileRef, e.body, s.cache.now)
+	}
 	now := s.cache.now()
 	if s.cache.trusted(e, now) {
 		return true
 	}
-	if !s.src.fresh(&e.fileRef, e.body, now) {
+	if !s.src.fresh(&e.fileRef, e.body, func() int64 { return now }) {
 		return false
 	}
-	if s.cache.revalidate > 0 {
-		e.checked.Store(now) // read by trusted alone; a write per hit would bounce the entry between cores
-	}
+	e.checked.Store(now) // read by trusted alone
 	return true
 }
 

@@ -12,7 +12,8 @@ import (
 )
 
 // BenchmarkRouter_1K is one hit on a 1 KiB file through the example's whole
-// router (chi, Recoverer, CacheControl, SPA), BenchmarkBare_1K the same
+// handler (the site's CacheControl and SPA in front of chi, which a file
+// never reaches), BenchmarkBare_1K the same
 // through the jaws handler alone: the difference is what the router costs.
 func BenchmarkRouter_1K(b *testing.B) {
 	dir := b.TempDir()

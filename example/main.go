@@ -220,18 +220,6 @@ func newRouter(h *jaws.Handler, fsys fs.FS, requestLog *log.Logger) (http.Handle
 	compressAPI := func(next http.Handler) http.Handler { return gz(next) }
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
-
-	// The site, at / only, as a bundler lays it out: /assets/NAME is the
-	// file assets/NAME. Files first, before chi routes anything, so a file
-	// costs one lookup and no routing; what the site has no file for goes
-	// on to the routes below. Cache policy, then jaws, with nothing in
-	// between that touches the body. jaws compresses by itself (jaws.Options
-	// Compression): a wrapping compressor here would compress again on
-	// every request what jaws compresses once, hide its precompressed
-	// siblings, and take the zero-copy path away from large files. A miss
-	// that is a client route gets index.html; any other miss that no route
-	// takes, the 404 page.
-	r.Use(filesFirst(jawsmw.CacheControl(), jawsmw.SPA(h, jawsmw.SPAOptions{})))
 	r.NotFound(h.ServeHTTP)
 
 	// The application's routes, logged by chi's logger when asked to.
@@ -249,25 +237,35 @@ func newRouter(h *jaws.Handler, fsys fs.FS, requestLog *log.Logger) (http.Handle
 		})
 	})
 
-	return r, nil
+	// The site, at / only, as a bundler lays it out: /assets/NAME is the
+	// file assets/NAME. Files first, in front of chi, so a file costs one
+	// lookup and nothing of the router (chi copies each request it routes
+	// into a context of its own); what the site has no file for goes on
+	// to chi's routes. Cache policy, then jaws, with nothing in between
+	// that touches the body. jaws compresses by itself (jaws.Options
+	// Compression): a wrapping compressor here would compress again on
+	// every request what jaws compresses once, hide its precompressed
+	// siblings, and take the zero-copy path away from large files. A miss
+	// that is a client route gets index.html; any other miss that no route
+	// takes, the 404 page.
+	return filesFirst(r, jawsmw.CacheControl(), jawsmw.SPA(h, jawsmw.SPAOptions{})), nil
 }
 
-// filesFirst runs the site's middleware for every path but the
-// application's own (/api/..., /debug/jaws), which go straight to their
-// routes: the site never answers for them, not even with index.html for a
-// browser that navigates to one.
-func filesFirst(site ...func(http.Handler) http.Handler) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		served := chi.Chain(site...).Handler(next)
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			p := r.URL.Path
-			if p == "/debug/jaws" || p == "/api" || strings.HasPrefix(p, "/api/") {
-				next.ServeHTTP(w, r)
-				return
-			}
-			served.ServeHTTP(w, r)
-		})
-	}
+// filesFirst serves every path but the application's own (/api/...,
+// /debug/jaws) through the site's middleware, which passes what it has no
+// file for on to app; the application's paths go straight to app: the
+// site never answers for them, not even with index.html for a browser that
+// navigates to one.
+func filesFirst(app http.Handler, site ...func(http.Handler) http.Handler) http.Handler {
+	served := chi.Chain(site...).Handler(app)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if p == "/debug/jaws" || p == "/api" || strings.HasPrefix(p, "/api/") {
+			app.ServeHTTP(w, r)
+			return
+		}
+		served.ServeHTTP(w, r)
+	})
 }
 
 // apiCompressMinSize is the smallest API answer compressed, as jaws's own
