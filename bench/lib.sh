@@ -167,3 +167,53 @@ rotated() { # run item...: the items, starting at a place that moves on each run
 		echo "${@:$(((i + run - 1) % $# + 1)):1}"
 	done
 }
+
+# nginx_conf prefix listen root open_files [extra]: the nginx.conf of the
+# benchmarks' nginx, in prefix: one worker, sendfile on, tcp_nopush on, an
+# open file cache of open_files descriptors, no access log, keep-alive for
+# as long as a run; listen is its listen directive(s), extra more server
+# configuration. Uses $want_fds and $worker_conns.
+nginx_conf() {
+	local p=$1 listen=$2 root=$3 open_files=$4 extra=${5:-}
+	mkdir -p "$p/logs"
+	cat >"$p/nginx.conf" <<EOF
+daemon off;
+master_process off;
+worker_processes 1;
+worker_rlimit_nofile $want_fds;
+pid $p/nginx.pid;
+error_log $p/logs/error.log warn;
+events {
+    worker_connections $worker_conns;
+}
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    open_file_cache max=$open_files inactive=60s;
+    open_file_cache_valid 60s;
+    keepalive_requests 1000000;
+    keepalive_timeout 120s;
+    default_type application/octet-stream;
+    client_body_temp_path $p/body;
+    proxy_temp_path $p/proxy;
+    fastcgi_temp_path $p/fastcgi;
+    uwsgi_temp_path $p/uwsgi;
+    scgi_temp_path $p/scgi;
+    server {
+        $listen
+        root $root;$extra
+    }
+}
+EOF
+}
+
+# transfer_path m0 z0 f0 m1 z1 f1: the transfer path jaws took between two
+# reads of its memory, zero-copy and fallback response counters.
+transfer_path() {
+	local path=unknown
+	[ "$4" -gt "$1" ] && path=memory
+	[ "$5" -gt "$2" ] && path=zerocopy
+	[ "$6" -gt "$3" ] && path=fallback
+	echo "$path"
+}

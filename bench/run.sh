@@ -377,37 +377,7 @@ start_nginx() { # name [extra server configuration [tls]]
         ssl_certificate_key $tmp/key.pem;
         ssl_protocols TLSv1.2 TLSv1.3;"
 	fi
-	mkdir -p "$p/logs"
-	cat >"$p/nginx.conf" <<EOF
-daemon off;
-master_process off;
-worker_processes 1;
-worker_rlimit_nofile $want_fds;
-pid $p/nginx.pid;
-error_log $p/logs/error.log warn;
-events {
-    worker_connections $worker_conns;
-}
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    open_file_cache max=1000 inactive=60s;
-    open_file_cache_valid 60s;
-    keepalive_requests 1000000;
-    keepalive_timeout 120s;
-    default_type application/octet-stream;
-    client_body_temp_path $p/body;
-    proxy_temp_path $p/proxy;
-    fastcgi_temp_path $p/fastcgi;
-    uwsgi_temp_path $p/uwsgi;
-    scgi_temp_path $p/scgi;
-    server {
-        $listen
-        root $www;$extra
-    }
-}
-EOF
+	nginx_conf "$p" "$listen" "$www" 1000 "$extra"
 	local scheme=http
 	[ "${3:-}" = tls ] && scheme=https
 	echo "$name serving $www on $scheme://$srvhost:$port/" >"$logf"
@@ -482,11 +452,7 @@ for s in "${size_list[@]}"; do
 		[ "$got" = "$want" ] || die "$srv answered $got for $s.bin, want $want"
 		if [ "$srv" = jaws ]; then
 			read -r m1 z1 f1 < <(jaws_counts)
-			path=unknown
-			[ "$m1" -gt "$m0" ] && path=memory
-			[ "$z1" -gt "$z0" ] && path=zerocopy
-			[ "$f1" -gt "$f0" ] && path=fallback
-			echo "$s,$(bytes_of "$s"),$path" >>"$out/raw/paths.csv"
+			echo "$s,$(bytes_of "$s"),$(transfer_path "$m0" "$z0" "$f0" "$m1" "$z1" "$f1")" >>"$out/raw/paths.csv"
 		fi
 	done
 done
@@ -506,11 +472,7 @@ for s in "${tsize_list[@]}"; do
 			[ "$got" = "$want" ] || die "$srv (tls) answered $got for $s.bin over $proto, want $want"
 			if [ "$srv" = jaws-bare ]; then
 				read -r m1 z1 f1 < <(jaws_counts "${surl[tls:jaws-bare]}")
-				path=unknown
-				[ "$m1" -gt "$m0" ] && path=memory
-				[ "$z1" -gt "$z0" ] && path=zerocopy
-				[ "$f1" -gt "$f0" ] && path=fallback
-				echo "$s,$(bytes_of "$s"),$path,$proto" >>"$out/raw/tls-paths.csv"
+				echo "$s,$(bytes_of "$s"),$(transfer_path "$m0" "$z0" "$f0" "$m1" "$z1" "$f1"),$proto" >>"$out/raw/tls-paths.csv"
 			fi
 		done
 	done

@@ -190,39 +190,9 @@ worker_conns=$((2 * maxconns > 4096 ? 2 * maxconns : 4096))
 start_nginx() { # name probe root
 	local name=$1 probe=$2 root=$3 p=$tmp/$1 port logf=$tmp/$1.log
 	port=$(free_port)
-	mkdir -p "$p/logs"
 	# As bench/run.sh's nginx, but for thousands of files: the open file
 	# cache holds 10,000 descriptors (and their stat results).
-	cat >"$p/nginx.conf" <<EOF
-daemon off;
-master_process off;
-worker_processes 1;
-worker_rlimit_nofile $want_fds;
-pid $p/nginx.pid;
-error_log $p/logs/error.log warn;
-events {
-    worker_connections $worker_conns;
-}
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    open_file_cache max=10000 inactive=60s;
-    open_file_cache_valid 60s;
-    keepalive_requests 1000000;
-    keepalive_timeout 120s;
-    default_type application/octet-stream;
-    client_body_temp_path $p/body;
-    proxy_temp_path $p/proxy;
-    fastcgi_temp_path $p/fastcgi;
-    uwsgi_temp_path $p/uwsgi;
-    scgi_temp_path $p/scgi;
-    server {
-        listen $srvhost:$port;
-        root $root;
-    }
-}
-EOF
+	nginx_conf "$p" "listen $srvhost:$port;" "$root" 10000
 	echo "$name serving $root on http://$srvhost:$port/" >"$logf"
 	taskset -c 0 nginx -p "$p/" -c "$p/nginx.conf" -e "$p/logs/error.log" >>"$logf" 2>&1 &
 	pids+=($!)
