@@ -105,8 +105,25 @@
 // and kept in the cache, so later requests cost no compression. Each variant has its own
 // strong ETag and Content-Length, ranges count its encoded bytes, and every
 // response for such a file carries "Vary: Accept-Encoding". Large siblings
-// still go zero-copy. Behind an outer compressor (gzhttp, chi's Compress),
-// jaws's encoded answers pass through untouched; in front of jaws, no
-// compressor is needed. The trade-offs are in the repository's
+// still go zero-copy. In front of jaws, no compressor is needed. Behind
+// other middleware, who encodes a text file a browser asks for:
+//
+//   - jaws, behind routers and instrumentation that encode nothing
+//     (http.ServeMux, chi and its Logger, gin, echo, gorilla/mux, otelhttp,
+//     promhttp's InstrumentHandler*), and behind compressors that pass an
+//     encoded body through (chi's middleware.Compress, gzhttp, NYTimes
+//     gziphandler);
+//   - the compressor in front, jaws writing the file as it is, behind one
+//     that sets Content-Encoding before jaws runs (gorilla's
+//     handlers.CompressHandler, gin-contrib/gzip), and behind one that has
+//     set "Vary: Accept-Encoding" on a writer it wraps (echo's
+//     middleware.Gzip, which replaces any Content-Encoding it finds), unless
+//     that Vary is accounted for by a compressor jaws knows to pass its
+//     coding through (gzhttp, gziphandler, found by Unwrap);
+//   - nobody: the file as it is, where such a Vary comes from the
+//     application itself behind a wrapper. Correct bytes win over
+//     compression.
+//
+// The rule, its false positives and the trade-offs are in the repository's
 // docs/compression.md.
 package jaws

@@ -1,8 +1,14 @@
-// Package e2e holds jaws's end-to-end test, TestBrowser: the example server
-// (../example), built and run as a user would, driven by a headless Chromium.
+// Package e2e holds jaws's end-to-end tests: TestBrowser, the example server
+// (../example), built and run as a user would, driven by a headless
+// Chromium; and TestStacks, a Handler mounted behind the routers and
+// middleware applications put in front of it (chi, gin, echo, gorilla,
+// otelhttp, promhttp, gzhttp, gziphandler, their compressors), every answer
+// decoded and compared with its file.
 //
-// It is a module of its own so that the browser driver it needs (chromedp)
-// stays out of the module graph of jaws's users. Run it from this directory:
+// It is a module of its own so that what these tests need (chromedp, the
+// routers and middleware) stays out of the module graph of jaws's users.
+// Run them from this directory:
 //
 //	go test -run TestBrowser -v .
+//	go test -run TestStacks .
 package e2e

@@ -31,14 +31,22 @@ func lower(b byte) byte {
 // the optional white space around it (spaces and tabs, §5.6.3) is trimmed.
 // It is the rule of golang.org/x/net/http/httpguts.HeaderValuesContainsToken.
 func ListContains(values []string, token string) bool {
+	return ListCount(values, token) > 0
+}
+
+// ListCount is how many elements of values, read as ListContains reads
+// them, are equal to token: how many times a field's lines name it ("Vary:
+// Accept-Encoding" added once by each of two middlewares counts 2).
+func ListCount(values []string, token string) int {
+	n := 0
 	for _, v := range values {
 		for elem := range strings.SplitSeq(v, ",") {
 			if EqualFold(trimOWS(elem), token) {
-				return true
+				n++
 			}
 		}
 	}
-	return false
+	return n
 }
 
 // HasToken reports whether token occurs in v, ASCII case-insensitively,

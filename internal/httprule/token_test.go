@@ -48,6 +48,18 @@ func TestListContains(t *testing.T) {
 	})
 }
 
+func TestListCount(t *testing.T) {
+	t.Parallel()
+	type in = two[[]string, string]
+	table(t, "ListCount", func(in in) int { return ListCount(in.a, in.b) }, []row[in, int]{
+		{"none", in{nil, "Accept-Encoding"}, 0},
+		{"once", in{[]string{"Accept, accept-encoding"}, "Accept-Encoding"}, 1},
+		{"two lines", in{[]string{"Accept-Encoding", "Origin, Accept-Encoding"}, "Accept-Encoding"}, 2},
+		{"one line twice", in{[]string{"Accept-Encoding,\tACCEPT-ENCODING "}, "Accept-Encoding"}, 2},
+		{"a longer name is not it", in{[]string{"Accept-Encodings"}, "Accept-Encoding"}, 0},
+	})
+}
+
 func TestHasToken(t *testing.T) {
 	t.Parallel()
 	type in = two[string, string]
