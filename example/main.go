@@ -58,6 +58,7 @@ import (
 	"github.com/klauspost/compress/gzhttp"
 
 	"github.com/jaws-go/jaws"
+	"github.com/jaws-go/jaws/internal/sitefiles"
 	jawsmw "github.com/jaws-go/jaws/middleware"
 )
 
@@ -356,18 +357,8 @@ func filesHandler(fsys fs.FS) http.HandlerFunc {
 	rules := jawsmw.DefaultCacheRules()
 	return func(w http.ResponseWriter, r *http.Request) {
 		list := []fileInfo{}
-		err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
-			switch {
-			case err != nil:
-				return err
-			case name != "." && strings.HasPrefix(d.Name(), "."):
-				if d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			case !d.Type().IsRegular():
-				return nil
-			case len(list) == maxListed:
+		err := sitefiles.Walk(fsys, func(name string, d fs.DirEntry) error {
+			if len(list) == maxListed {
 				return fs.SkipAll
 			}
 			info, err := d.Info()

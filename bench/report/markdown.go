@@ -210,24 +210,14 @@ func (d *data) writeScenario(b *strings.Builder) {
 		p("\n")
 	}
 	if d.hasCPU() {
-		for i, g := range d.groups() {
-			p("%s Server CPU time per response, µs (median)%s\n\n", h, titled(d.title(g)))
-			if i == 0 {
-				p("The server's user and system time during a measurement over the responses the load generator counted (clock ticks of 10 ms, so short runs of large files are coarse); it includes the kernel's work for the connection done in the server's system calls, not what the kernel counts as softirq time. It shows what a response costs rather than how fast it goes: where a server is busy all the time it is the inverse of requests/s; where it is not (large files, Connection: close, a client-bound cell), the difference shows how much time it spent waiting. It remains a measure of the server where the client was the bottleneck, though a server that is not kept busy may spend more per response (fewer responses per wake-up).\n\n")
-			}
-			d.cpuTable(b, g)
-			p("\n")
-		}
+		sections(p, d, h, "Server CPU time per response, µs (median)", func() {
+			p("The server's user and system time during a measurement over the responses the load generator counted (clock ticks of 10 ms, so short runs of large files are coarse); it includes the kernel's work for the connection done in the server's system calls, not what the kernel counts as softirq time. It shows what a response costs rather than how fast it goes: where a server is busy all the time it is the inverse of requests/s; where it is not (large files, Connection: close, a client-bound cell), the difference shows how much time it spent waiting. It remains a measure of the server where the client was the bottleneck, though a server that is not kept busy may spend more per response (fewer responses per wake-up).\n\n")
+		}, func(g setup) { d.cpuTable(b, g) })
 	}
 	if d.hasClient() {
-		for i, g := range d.groups() {
-			p("%s Load generator CPU, %% of its core (server core busy)%s\n\n", h, titled(d.title(g)))
-			if i == 0 {
-				p("The load generator's user and system time over its wall time (one thread, on CPU 1), and in parentheses how busy the server's core (CPU 0) was, from `/proc/stat`; medians of the runs. **Bold**: client-bound (≥ %.0f%%). A client-bound cell whose server core was well below 100%% measured the client.\n\n", clientBound*100)
-			}
-			d.clientTable(b, g)
-			p("\n")
-		}
+		sections(p, d, h, "Load generator CPU, %% of its core (server core busy)", func() {
+			p("The load generator's user and system time over its wall time (one thread, on CPU 1), and in parentheses how busy the server's core (CPU 0) was, from `/proc/stat`; medians of the runs. **Bold**: client-bound (≥ %.0f%%). A client-bound cell whose server core was well below 100%% measured the client.\n\n", clientBound*100)
+		}, func(g setup) { d.clientTable(b, g) })
 	}
 
 	p("%s Noise\n\n", h)
@@ -768,4 +758,17 @@ func targetsHeader(b *strings.Builder, bare bool) {
 	}
 	row(b, []string{"target", "measured", "met"})
 	row(b, []string{"---", "---", "---"})
+}
+
+// sections writes one section a group of d's: its heading, the title and
+// then the group's table; intro, once, before the first table.
+func sections(p func(string, ...any), d *data, h, title string, intro func(), table func(setup)) {
+	for i, g := range d.groups() {
+		p("%s "+title+"%s\n\n", h, titled(d.title(g)))
+		if i == 0 {
+			intro()
+		}
+		table(g)
+		p("\n")
+	}
 }

@@ -42,6 +42,7 @@ import (
 
 	"github.com/jaws-go/jaws"
 	"github.com/jaws-go/jaws/internal/decode"
+	"github.com/jaws-go/jaws/internal/sitefiles"
 )
 
 func init() {
@@ -181,16 +182,8 @@ func measure(root string) ([]file, error) {
 // names), in path order.
 func list(root string) ([]file, error) {
 	var files []file
-	err := fs.WalkDir(os.DirFS(root), ".", func(name string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return err
-		case name != "." && strings.HasPrefix(d.Name(), "."):
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		case !d.Type().IsRegular() || isSibling(root, name):
+	err := sitefiles.Walk(os.DirFS(root), func(name string, d fs.DirEntry) error {
+		if isSibling(root, name) {
 			return nil
 		}
 		info, err := d.Info()
