@@ -267,7 +267,7 @@ func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Ha
 	}
 	// An outer handler that set Content-Encoding encodes the body itself.
 	_, outerEncoded := w.Header()["Content-Encoding"]
-	if !outerEncoded && !outerNegotiates(w) && h.variants.has(t.e) {
+	if !outerEncoded && h.variants.has(t.e) && !outerNegotiates(w) {
 		addVary(w.Header())
 		if v, ok := h.variants.choose(r, name, t.e, need); ok {
 			t.close()
