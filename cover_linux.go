@@ -60,6 +60,9 @@ func (w *watcher) cover(t *tree, file string, v version, now int64) *token {
 	}
 	for _, fd := range fds {
 		wd, err := unix.InotifyAddWatch(w.fd, procFD(fd), watchMask)
+		if testHookAddWatch != nil {
+			err = testHookAddWatch(err)
+		}
 		if err != nil {
 			w.mu.Unlock()
 			return tok // the user's inotify limit, say
@@ -88,6 +91,11 @@ func (w *watcher) cover(t *tree, file string, v version, now int64) *token {
 	tok.covered = true
 	return tok
 }
+
+// testHookAddWatch, when set by a test, sees the error of every watch added
+// and returns the one to act on: ENOSPC, say, as when the user's inotify
+// limit (fs.inotify.max_user_watches) is exhausted.
+var testHookAddWatch func(error) error
 
 // mountPoint reports whether the file sx describes, in the directory dir,
 // is a mount point: a bind-mounted file, whose writes are reported in the

@@ -556,3 +556,30 @@ func TestLinkLoop404sKeepNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestEventsWatchLimit: when no watch is to be had (the user's inotify limit
+// exhausted: ENOSPC), hits are confirmed by stat, and a change is still seen
+// by the next request.
+func TestEventsWatchLimit(t *testing.T) {
+	// Not parallel: the hook is global.
+	testHookAddWatch = func(error) error { return syscall.ENOSPC }
+	defer func() { testHookAddWatch = nil }()
+	dir, p, h, _ := eventsSite(t, Options{})
+	if h.store.src.(*dirSource).watch == nil {
+		t.Skip("no events here")
+	}
+	target, file := "/"+p+"/small.txt", p+"/small.txt"
+	get(h, target)
+	h.store.cache.sync()
+	before := statCount(file)
+	for range 5 {
+		get(h, target)
+	}
+	if n := statCount(file) - before; n != 5 {
+		t.Errorf("%d of 5 hits confirmed by stat with no watch to be had", n)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, p, "small.txt"), []byte("small two"), 0o644))
+	if w := get(h, target); w.Body.String() != "small two" {
+		t.Errorf("after the change: %q, want the new content", w.Body.String())
+	}
+}
