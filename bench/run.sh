@@ -17,8 +17,8 @@
 # CPU 1, so they never share a core.
 set -Eeuo pipefail # -E: the ERR trap below reports failures inside functions too
 
-usage() {
-	cat <<'EOF'
+usage() { # the options (those for other processes from lib.sh: no $ in this text)
+	cat <<EOF
 usage: bench/run.sh [-quick] [-scenarios LIST | -compress-only] [-runs N] [-duration D]
                     [-sizes LIST] [-conns LIST] [-bigconns N] [-inflight SIZE] [-net LIST]
                     [-servers LIST] [-cservers LIST] [-tservers LIST] [-tsizes LIST]
@@ -62,29 +62,19 @@ usage: bench/run.sh [-quick] [-scenarios LIST | -compress-only] [-runs N] [-dura
                   (HTTP/2) or both (default h1,h2)
   -streams N      HTTP/2 streams in flight per connection (h2load -m; default 1,
                   one request in flight per connection as with HTTP/1.1)
-  -quiet CPUS     other processes using more CPU than this during a measurement
-                  disturb it (default 0.10: a tenth of one CPU)
-  -retries N      measure a disturbed cell again, at most N times (default 2)
-  -maxwait S      wait at most S seconds for other processes to go quiet before
-                  a measurement (default 60)
-  -budget S       wait and repeat for S seconds in all, then measure as it comes
-                  (default 600)
+$(usage_waits)
   -out DIR        where results.md, the SVGs and raw/ go (default bench/results)
 EOF
 }
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo=$(pwd)
+. bench/lib.sh # log, die, bytes_of, parse_wrk, wait_quiet, rotated, ...
 
 runs=5
 duration=2s
-retries=2
-quiet=0.10
-maxwait=60
-budget=600
 sizes=1K,16K,64K,256K,1M,10M,100M
 conns=32,200,1000
-conns_given=false
 bigconns=4
 inflight=256M
 nets=loopback
@@ -95,44 +85,17 @@ tsizes=1K,64K,1M
 protos=h1,h2
 streams=1
 scenarios=files,compress,tls
-out=
-quick=false
-while [ $# -gt 0 ]; do
-	case $1 in
-	-quick) quick=true ;;
-	-runs) runs=$2; shift ;;
-	-duration) duration=$2; shift ;;
-	-sizes) sizes=$2; shift ;;
-	-conns) conns=$2 conns_given=true; shift ;;
-	-bigconns) bigconns=$2; shift ;;
-	-inflight) inflight=$2; shift ;;
-	-net) nets=$2; shift ;;
-	-tservers) tservers=$2; shift ;;
-	-tsizes) tsizes=$2; shift ;;
-	-protos) protos=$2; shift ;;
-	-streams) streams=$2; shift ;;
-	-retries) retries=$2; shift ;;
-	-quiet) quiet=$2; shift ;;
-	-maxwait) maxwait=$2; shift ;;
-	-budget) budget=$2; shift ;;
-	-servers) servers=$2; shift ;;
-	-cservers) cservers=$2; shift ;;
-	-scenarios) scenarios=$2; shift ;;
-	-compress-only) scenarios=compress ;;
-	-out) out=$2; shift ;;
-	-h | -help | --help) usage; exit 0 ;;
-	*) usage >&2; exit 2 ;;
-	esac
-	shift
-done
+# -retries, -quiet, -maxwait, -budget, -out and -quick: lib.sh's.
+options=(-runs -duration -sizes -conns -bigconns -inflight -net=nets -servers -cservers
+	-tservers -tsizes -protos -streams -scenarios -compress-only:scenarios=compress)
+parse_options "$@"
 if $quick; then
 	runs=1 duration=1s sizes=1K,64K,1M
-	$conns_given || conns=32
+	[ -n "${given[-conns]:-}" ] || conns=32
 	[ -n "$out" ] || out=${TMPDIR:-/tmp}/jaws-bench-quick
 fi
 [ -n "$out" ] || out=$repo/bench/results
 
-. bench/lib.sh # log, die, bytes_of, parse_wrk, wait_quiet, rotated, ...
 trap 'log "error: line $LINENO: $BASH_COMMAND failed"' ERR
 
 files=false compress=false tls=false
@@ -146,14 +109,9 @@ for sc in "${scenario_list[@]}"; do
 	esac
 done
 $files || $compress || $tls || die "no scenario"
-IFS=, read -r -a conns_list <<<"$conns"
+conns_levels
 IFS=, read -r -a net_list <<<"$nets"
 IFS=, read -r -a proto_list <<<"$protos"
-maxconns=0
-for c in "${conns_list[@]}"; do
-	[[ $c =~ ^[1-9][0-9]*$ ]] || die "-conns: $c is not a number of connections"
-	[ "$c" -le "$maxconns" ] || maxconns=$c
-done
 veth=false
 for n in "${net_list[@]}"; do
 	case $n in
@@ -167,48 +125,26 @@ for p in "${proto_list[@]}"; do
 done
 
 # --- tools -------------------------------------------------------------------
-need=()
-command -v wrk >/dev/null || need+=(wrk)
-command -v nginx >/dev/null || need+=(nginx-light)
-command -v taskset >/dev/null || need+=(util-linux)
-command -v curl >/dev/null || need+=(curl)
-command -v gzip >/dev/null || need+=(gzip)
-$tls && ! command -v h2load >/dev/null && need+=(nghttp2-client)
-$veth && ! command -v ip >/dev/null && need+=(iproute2)
-install_tools "${need[@]}"
-command -v go >/dev/null || die "go is not installed"
-[ "$(nproc)" -ge 2 ] || log "warning: fewer than 2 CPUs; server and wrk will share one"
+tools=(gzip:gzip)
+$tls && tools+=(h2load:nghttp2-client)
+$veth && tools+=(ip:iproute2)
+need_tools "${tools[@]}"
 if $veth; then
 	[ "$(id -u)" = 0 ] || die "-net veth needs root (ip netns, ip link)"
 	! ip -o addr show 2>/dev/null | grep -qE ' 10\.77\.0\.[12]/' ||
 		die "10.77.0.1 or 10.77.0.2 is already in use (another run with -net veth?)"
 fi
-
-# Every connection is a file descriptor, in the server and in the load
-# generator: 1000 connections need more than the usual soft limit of 1024.
-want_fds=$((2 * maxconns + 1024))
-raise_nofile "$want_fds" "$maxconns"
+raise_nofile
 
 # --- build -------------------------------------------------------------------
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/jaws-bench.XXXXXX")
-pids=()
-vns= vlink=
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
+vns='' vlink=''
+veth_down() { # on exit, the veth pair of -net veth, if made
 	# Deleting the namespace deletes the veth end in it, and so the pair.
 	[ -z "$vns" ] || ip netns del "$vns" 2>/dev/null || true
 	[ -z "$vlink" ] || ip link del "$vlink" 2>/dev/null || true
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-log "building into $tmp/bin"
-mkdir -p "$tmp/bin"
-go build -o "$tmp/bin/example" ./example
-go build -o "$tmp/bin/peers" ./bench/peers
-go build -o "$tmp/bin/report" ./bench/report
+make_tmp jaws-bench veth_down
+build_bins example bench/peers bench/report
 
 # jaws's default CacheMaxFileSize, for the report's crossover marker: the
 # constant in handler.go, written as "N << M" or as a number.
@@ -224,28 +160,9 @@ IFS=, read -r -a tserver_list <<<"$tservers"
 $files || size_list=() server_list=()
 $compress || cserver_list=()
 $tls || tsize_list=() tserver_list=()
-inflight_bytes=$(bytes_of "$inflight")
 # conns_for size level: the connections a file of that size is measured with
-# at a connection level. From 10 MiB up, -bigconns: with 32 responses of
-# 100 MiB in flight, a run of a few seconds counts only whole responses, one
-# more or less per connection, a ±20% error; with 4 about 1%. Below, at most
-# -inflight bytes of responses in flight (256 MiB: 1000 connections up to
-# 256 KiB, 256 at 1 MiB), for the same reason and because every response in
-# flight sits in socket buffers: 1000 connections of 1 MiB would put a GiB
-# in them and drive TCP into memory pressure (net.ipv4.tcp_mem), which would
-# be measured instead of the servers.
-conns_for() {
-	local b c=$2 cap
-	b=$(bytes_of "$1")
-	if [ "$b" -ge $((10 << 20)) ]; then
-		cap=$bigconns
-	else
-		cap=$((inflight_bytes / b))
-		[ "$cap" -ge 1 ] || cap=1
-	fi
-	[ "$c" -le "$cap" ] || c=$cap
-	echo "$c"
-}
+# at a connection level (conns_capped).
+conns_for() { conns_capped "$(bytes_of "$1")" "$2"; }
 www=$tmp/www
 mkdir -p "$www"
 for s in "${size_list[@]}" "${tsize_list[@]}"; do
@@ -330,42 +247,18 @@ lg() { # net command...: the load generator, with one thread on CPU 1, on that p
 }
 
 # --- servers -----------------------------------------------------------------
-declare -A url spid surl
-# The path each server is asked for until it answers.
+declare -A surl
+# The path each server is asked for until it answers (wait_url).
 if $files; then probe=${size_list[0]}.bin; elif $compress; then probe=app.js; else probe=${tsize_list[0]}.bin; fi
-wait_url() { # name logfile: the URL the server printed, once it answers
-	local name=$1 logf=$2 u=
-	for _ in $(seq 200); do
-		u=${u:-$(grep -oE 'https?://[0-9.:]+/' "$logf" | head -1 || true)}
-		if [ -n "$u" ] && curl -fsk -o /dev/null "$u$probe"; then
-			echo "$u"
-			return
-		fi
-		sleep 0.05
-	done
-	cat "$logf" >&2
-	die "$name did not start"
-}
-# A server's name is the server's ("jaws-bare"), or "tls:" and the server's
-# for its HTTPS instance; its log is $tmp/NAME.log, ":" made "-".
-start_go() { # name binary args...
-	local name=$1 logf=$tmp/${1//:/-}.log
-	shift
-	GOMAXPROCS=1 taskset -c 0 "$@" >"$logf" 2>&1 &
-	pids+=($!)
-	spid[$name]=$!
-	url[$name]=$(wait_url "$name" "$logf")
-}
 # nginx 1.25.1 turned "listen ... http2" into "http2 on;".
 nginx_version=$(nginx -v 2>&1 | sed -nE 's|.*nginx/([0-9.]+).*|\1|p')
 if printf '%s\n' 1.25.1 "$nginx_version" | sort -V -C; then nginx_h2=new; else nginx_h2=old; fi
-worker_conns=$((2 * maxconns > 4096 ? 2 * maxconns : 4096))
 start_nginx() { # name [extra server configuration [tls]]
-	local name=$1 extra=${2:-} p port listen logf=$tmp/${1//:/-}.log
-	p=$tmp/${name//:/-}
+	local port listen scheme=http
 	port=$(free_port)
 	listen="listen $srvhost:$port;"
 	if [ "${3:-}" = tls ]; then
+		scheme=https
 		if [ "$nginx_h2" = new ]; then
 			listen="listen $srvhost:$port ssl;
         http2 on;"
@@ -377,14 +270,7 @@ start_nginx() { # name [extra server configuration [tls]]
         ssl_certificate_key $tmp/key.pem;
         ssl_protocols TLSv1.2 TLSv1.3;"
 	fi
-	nginx_conf "$p" "$listen" "$www" 1000 "$extra"
-	local scheme=http
-	[ "${3:-}" = tls ] && scheme=https
-	echo "$name serving $www on $scheme://$srvhost:$port/" >"$logf"
-	taskset -c 0 nginx -p "$p/" -c "$p/nginx.conf" -e "$p/logs/error.log" >>"$logf" 2>&1 &
-	pids+=($!)
-	spid[$name]=$!
-	url[$name]=$(wait_url "$name" "$logf")
+	serve_nginx "$1" "$scheme://$srvhost:$port/" "$listen" "$www" 1000 "${2:-}"
 }
 # nginx-gzip compresses JavaScript on every request, at chi-compress's level.
 nginx_gzip='
@@ -403,7 +289,7 @@ for srv in "${server_list[@]}" "${cserver_list[@]}"; do
 	jaws-bare)
 		# Its counters on a listener of their own, as the example's /debug/jaws.
 		start_go jaws-bare "$tmp/bin/peers" -mode jaws -stats 127.0.0.1:0 -root "$www" -addr "$srvhost:0"
-		surl[jaws-bare]=$(grep -oE 'http://[0-9.:]+/debug/jaws' "$tmp/jaws-bare.log" | head -1)
+		surl[jaws-bare]=$(stats_url jaws-bare)
 		;;
 	# jaws.NewFS over an embed.FS of the same files, built in below.
 	jaws-embed) start_go jaws-embed "$tmp/bin/peers-embed" -mode jaws-embed -addr "$srvhost:0" ;;
@@ -424,7 +310,7 @@ if $tls; then
 		case $srv in
 		jaws-bare)
 			start_go tls:jaws-bare "$tmp/bin/peers" -mode jaws -stats 127.0.0.1:0 -tls "$tmp/cert.pem,$tmp/key.pem" -root "$www" -addr "$srvhost:0"
-			surl[tls:jaws-bare]=$(grep -oE 'http://[0-9.:]+/debug/jaws' "$tmp/tls-jaws-bare.log" | head -1)
+			surl[tls:jaws-bare]=$(stats_url tls:jaws-bare)
 			;;
 		stdlib | ceiling | ceiling-min) start_go "tls:$srv" "$tmp/bin/peers" -mode "$srv" -tls "$tmp/cert.pem,$tmp/key.pem" -root "$www" -addr "$srvhost:0" ;;
 		nginx) start_nginx tls:nginx "" tls ;;
@@ -542,82 +428,57 @@ parse_h2load() { # h2load output on stdin -> requests,rps,transfer_bps,mean_us,s
 	}'
 }
 
-# load_test server net what parser warmup command...: one measurement, the
-# load generator's command run on the net's path and its output read by
-# parser (parse_wrk or parse_h2load), repeated while other processes disturb
-# it (see wait_quiet); sets res (the parser's line), other, attempt, cpu
-# (the server's CPU seconds), client ("CPU seconds,wall seconds" of the load
-# generator), busy01 (the two cores' busy shares, core_busy) and answered
-# (the responses counted, over all attempts). A warmup of more than 0
-# seconds is the load generator's own (h2load --warm-up-time), which it does
-# not count: the server's CPU time, the cores and other processes are then
-# read from that many seconds after its start. A load generator that has
-# not finished 30 s after it should have is killed (h2load once spun for
-# minutes at 1000 connections), and the measurement taken again.
-hung=0
+# load_test server net what parser warmup command...: one measurement
+# (measure_attempts), the load generator's command run on the net's path
+# and its output read by parser (parse_wrk or parse_h2load); sets res,
+# other, attempt, answered and busy01 as measure_attempts does, cpu (the
+# server's CPU seconds) and client ("CPU seconds,wall seconds" of the load
+# generator). A warmup of more than 0 seconds is the load generator's own
+# (h2load --warm-up-time), which it does not count: the server's CPU time,
+# the cores and other processes are then read from that many seconds after
+# its start. A load generator that has not finished 30 s after it should
+# have is killed, and the measurement taken again.
 load_test() {
-	local srv=$1 net=$2 what=$3 parser=$4 warmup=$5 t0 t1 c0 c1 wall cu cs share bg rc limit lgpid lw=0
+	local srv=$1 net=$2 what=$3 parser=$4 warmup=$5 t0 t1 c0 c1 wall cu cs limit lw=0 cmd
 	shift 5
+	cmd=("$@")
 	limit=$(awk -v d="${duration%s}" -v w="$warmup" 'BEGIN { printf "%d", d + w + 30 }')
-	answered=0
-	for attempt in $(seq 0 "$retries"); do
-		wait_quiet
-		rc=0
-		if [ "$warmup" = 0 ]; then
-			snapshot "$tmp/s0"
-			cores "$tmp/k0"
-			c0=$(cpu_ticks "${spid[$srv]}")
-			t0=$(now)
-			{ time lg "$net" timeout -k 5 "$limit" "$@" >"$tmp/load.out" 2>"$tmp/load.err"; } 2>"$tmp/load.time" || rc=$?
-		else
-			{ time lg "$net" timeout -k 5 "$limit" "$@" >"$tmp/load.out" 2>"$tmp/load.err"; } 2>"$tmp/load.time" &
-			bg=$!
-			sleep "$warmup"
-			snapshot "$tmp/s0"
-			cores "$tmp/k0"
-			c0=$(cpu_ticks "${spid[$srv]}")
-			t0=$(now)
-			# What the load generator spent in its warm-up, taken off its
-			# time below, so its CPU share covers the window measured.
-			lgpid=$(pgrep -n -x "$1" || true)
-			[ -z "$lgpid" ] || lw=$(cpu_ticks "$lgpid" 2>/dev/null || echo 0)
-			wait "$bg" || rc=$?
-		fi
-		t1=$(now)
-		c1=$(cpu_ticks "${spid[$srv]}")
-		cores "$tmp/k1"
-		snapshot "$tmp/s1"
-		if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-			hung=$((hung + 1))
-			[ "$attempt" -lt "$retries" ] || die "$what: $1 did not finish in $limit s, $((retries + 1)) times"
-			log "$what: $1 did not finish in $limit s and was killed; again"
-			continue
-		fi
-		if [ "$rc" != 0 ]; then
-			cat "$tmp/load.out" "$tmp/load.err" >&2
-			die "$what: $1 failed (exit status $rc)"
-		fi
-		other=$(others "$tmp/s0" "$tmp/s1" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
-		if ! res=$($parser <"$tmp/load.out"); then
-			cat "$tmp/load.out" "$tmp/load.err" >&2
-			die "could not parse $1's output"
-		fi
-		answered=$((answered + ${res%%,*}))
-		busy "$other" || break
-		[ "$waited" -lt "$budget" ] || break
-		waited=$((waited + ${duration%s}))
-		[ "$attempt" -lt "$retries" ] && log "$what: disturbed (other processes used $other CPUs), again"
-	done
-	cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }')
+	measure_attempts "$what" "$1" "$parser" load_try
+	cpu=$(cpu_secs "$c0" "$c1")
 	read -r wall cu cs <"$tmp/load.time"
 	if [ "$warmup" != 0 ]; then
 		wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 		cu=$(awk -v u="$cu" -v s="$cs" -v w="$lw" -v hz="$hz" 'BEGIN { printf "%.3f", u + s - w / hz }') cs=0
 	fi
 	client=$(awk -v w="$wall" -v u="$cu" -v s="$cs" 'BEGIN { printf "%.3f,%.3f", u + s, w }')
-	share=$(awk -v w="$wall" -v u="$cu" -v s="$cs" 'BEGIN { printf "%.0f", (w > 0 ? (u + s) / w * 100 : 0) }')
-	busy01=$(core_busy "$tmp/k0" "$tmp/k1")
-	log "$what: $(cut -d, -f2 <<<"$res") req/s, client CPU $share%$( [ "$share" -lt 95 ] || echo ' (client-bound)')$(busy "$other" && echo " (disturbed: others used $other CPUs)")"
+	log_measured "$what" "$client" client
+}
+# load_try: one try of load_test, in its variables (srv, net, warmup,
+# limit, cmd; sets t0, t1, c0, c1 and lw): the server's CPU time read
+# around the window, and, after a warm-up, what the load generator spent in
+# it, taken off its time in load_test, so its CPU share covers the window
+# measured.
+load_try() {
+	local bg lgpid
+	if [ "$warmup" = 0 ]; then
+		window_open
+		c0=$(cpu_ticks "${spid[$srv]}")
+		t0=$(now)
+		{ time lg "$net" timeout -k 5 "$limit" "${cmd[@]}" >"$tmp/load.out" 2>"$tmp/load.err"; } 2>"$tmp/load.time" || rc=$?
+	else
+		{ time lg "$net" timeout -k 5 "$limit" "${cmd[@]}" >"$tmp/load.out" 2>"$tmp/load.err"; } 2>"$tmp/load.time" &
+		bg=$!
+		sleep "$warmup"
+		window_open
+		c0=$(cpu_ticks "${spid[$srv]}")
+		t0=$(now)
+		lgpid=$(pgrep -n -x "${cmd[0]}" || true)
+		[ -z "$lgpid" ] || lw=$(cpu_ticks "$lgpid" 2>/dev/null || echo 0)
+		wait "$bg" || rc=$?
+	fi
+	t1=$(now)
+	c1=$(cpu_ticks "${spid[$srv]}")
+	window_close
 }
 measure() { # server size mode run net level
 	local srv=$1 s=$2 mode=$3 run=$4 net=$5 level=$6 c hdr=()
@@ -662,6 +523,31 @@ cmeasure() { # server:encoding run
 	if [ "$enc" = gzip ]; then gzipped[$srv]=$((${gzipped[$srv]:-0} + answered)); fi
 }
 
+# interleaved measure sizes variants servers: measure (measure, tmeasure)
+# every cell of the files or the tls scenario, "measure server size variant
+# run net level", the variants being modes or protocols, the arguments the
+# names of the arrays of sizes, variants and servers. Every run measures all
+# servers for a size and variant back to back, in an order that rotates
+# from run to run, so drift on the machine spreads over all of them; then
+# the next variant, size, connection level and net.
+interleaved() {
+	local fn=$1 run net level s v srv
+	local -n cell_sizes=$2 cell_variants=$3 cell_servers=$4
+	for run in $(seq "$runs"); do
+		for net in "${net_list[@]}"; do
+			for level in "${conns_list[@]}"; do
+				for s in "${cell_sizes[@]}"; do
+					for v in "${cell_variants[@]}"; do
+						for srv in $(rotated "$run" "${cell_servers[@]}"); do
+							"$fn" "$srv" "$s" "$v" "$run" "$net" "$level"
+						done
+					done
+				done
+			done
+		done
+	done
+}
+
 common_meta() {
 	machine_meta
 	echo "runs: $runs"
@@ -691,22 +577,9 @@ if $files; then
 			log "warning: the warm-up of $srv failed or hung"
 	done
 
-	# Interleaved: every run measures all servers for a size and mode back to
-	# back, in an order that rotates from run to run, so drift on the machine
-	# spreads over all of them.
-	for run in $(seq "$runs"); do
-		for net in "${net_list[@]}"; do
-			for level in "${conns_list[@]}"; do
-				for s in "${size_list[@]}"; do
-					for mode in keepalive close; do
-						for srv in $(rotated "$run" "${server_list[@]}"); do
-							measure "$srv" "$s" "$mode" "$run" "$net" "$level"
-						done
-					done
-				done
-			done
-		done
-	done
+	# shellcheck disable=SC2034 # interleaved reads it by its name
+	modes=(keepalive close)
+	interleaved measure size_list modes server_list
 	echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/raw/meta.txt"
 	echo "waited for quiet: $waited s" >>"$out/raw/meta.txt"
 	echo "load generator killed and repeated: $hung" >>"$out/raw/meta.txt"
@@ -790,19 +663,7 @@ if $tls; then
 				log "warning: the warm-up of $srv (tls, $proto) failed or hung"
 		done
 	done
-	for run in $(seq "$runs"); do
-		for net in "${net_list[@]}"; do
-			for level in "${conns_list[@]}"; do
-				for s in "${tsize_list[@]}"; do
-					for proto in "${proto_list[@]}"; do
-						for srv in $(rotated "$run" "${tserver_list[@]}"); do
-							tmeasure "$srv" "$s" "$proto" "$run" "$net" "$level"
-						done
-					done
-				done
-			done
-		done
-	done
+	interleaved tmeasure tsize_list proto_list tserver_list
 	{
 		echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 		echo "waited for quiet: $waited s"

@@ -13,8 +13,8 @@
 # worker process) and wrk with one thread on CPU 1, as in bench/run.sh.
 set -Eeuo pipefail # -E: the ERR trap below reports failures inside functions too
 
-usage() {
-	cat <<'EOF'
+usage() { # the options (those for other processes from lib.sh: no $ in this text)
+	cat <<EOF
 usage: bench/site.sh [-quick] [-sets LIST] [-rounds N] [-duration D] [-warmup D]
                      [-conns LIST] [-servers LIST] [-bigconns N] [-inflight SIZE]
                      [-dir DIR] [-requests N] [-seed N]
@@ -42,13 +42,7 @@ usage: bench/site.sh [-quick] [-sets LIST] [-rounds N] [-duration D] [-warmup D]
                   a temporary directory, removed at the end)
   -requests N     paths in each request list (default 400000)
   -seed N         seed of the files' bytes and of the lists' order (default 1)
-  -quiet CPUS     other processes using more CPU than this during a measurement
-                  disturb it (default 0.10: a tenth of one CPU)
-  -retries N      measure a disturbed cell again, at most N times (default 2)
-  -maxwait S      wait at most S seconds for other processes to go quiet before
-                  a measurement (default 60)
-  -budget S       wait and repeat for S seconds in all, then measure as it comes
-                  (default 600)
+$(usage_waits)
   -out DIR        where site.md and raw/site-SET.csv go (default bench/results)
 EOF
 }
@@ -58,7 +52,6 @@ repo=$(pwd)
 . bench/lib.sh # log, die, bytes_of, parse_wrk, wait_quiet, rotated, ...
 
 sets=fits,spills,media
-sets_given=false
 rounds=5
 duration=5s
 warmup=
@@ -69,39 +62,12 @@ inflight=256M
 dir=
 requests=400000
 seed=1
-retries=2
-quiet=0.10
-maxwait=60
-budget=600
-out=
-quick=false
-while [ $# -gt 0 ]; do
-	case $1 in
-	-quick) quick=true ;;
-	-sets) sets=$2 sets_given=true; shift ;;
-	-rounds) rounds=$2; shift ;;
-	-duration) duration=$2; shift ;;
-	-warmup) warmup=$2; shift ;;
-	-conns) conns=$2; shift ;;
-	-servers) servers=$2; shift ;;
-	-bigconns) bigconns=$2; shift ;;
-	-inflight) inflight=$2; shift ;;
-	-dir) dir=$2; shift ;;
-	-requests) requests=$2; shift ;;
-	-seed) seed=$2; shift ;;
-	-retries) retries=$2; shift ;;
-	-quiet) quiet=$2; shift ;;
-	-maxwait) maxwait=$2; shift ;;
-	-budget) budget=$2; shift ;;
-	-out) out=$2; shift ;;
-	-h | -help | --help) usage; exit 0 ;;
-	*) usage >&2; exit 2 ;;
-	esac
-	shift
-done
+# -retries, -quiet, -maxwait, -budget, -out and -quick: lib.sh's.
+options=(-sets -rounds -duration -warmup -conns -servers -bigconns -inflight -dir -requests -seed)
+parse_options "$@"
 if $quick; then
 	rounds=1 duration=2s
-	$sets_given || sets=fits
+	[ -n "${given[-sets]:-}" ] || sets=fits
 	[ -n "$out" ] || out=${TMPDIR:-/tmp}/jaws-site-quick
 fi
 [ -n "$out" ] || out=$repo/bench/results
@@ -112,7 +78,6 @@ trap 'log "error: line $LINENO: $BASH_COMMAND failed"' ERR
 [[ $warmup =~ ^[0-9]+s$ ]] || die "-warmup $warmup: want whole seconds, e.g. 5s"
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "-rounds $rounds: want a number"
 IFS=, read -r -a set_list <<<"$sets"
-IFS=, read -r -a conns_list <<<"$conns"
 IFS=, read -r -a server_list <<<"$servers"
 for s in "${set_list[@]}"; do
 	case $s in fits | spills | media) ;; *) die "unknown set $s (want fits, spills or media)" ;; esac
@@ -120,84 +85,30 @@ done
 for s in "${server_list[@]}"; do
 	case $s in jaws | jaws-bare | stdlib | ceiling | nginx) ;; *) die "unknown server $s (want jaws, jaws-bare, stdlib, ceiling or nginx)" ;; esac
 done
-maxconns=0
-for c in "${conns_list[@]}"; do
-	[[ $c =~ ^[1-9][0-9]*$ ]] || die "-conns: $c is not a number of connections"
-	[ "$c" -le "$maxconns" ] || maxconns=$c
-done
+conns_levels
 
 # --- tools -------------------------------------------------------------------
-need=()
-command -v wrk >/dev/null || need+=(wrk)
-command -v nginx >/dev/null || need+=(nginx-light)
-command -v taskset >/dev/null || need+=(util-linux)
-command -v curl >/dev/null || need+=(curl)
-install_tools "${need[@]}"
-command -v go >/dev/null || die "go is not installed"
-[ "$(nproc)" -ge 2 ] || log "warning: fewer than 2 CPUs; server and wrk will share one"
-want_fds=$((2 * maxconns + 1024))
-raise_nofile "$want_fds" "$maxconns"
+# shellcheck disable=SC2119 # no tools but those both scripts need
+need_tools
+raise_nofile
 
 # --- build -------------------------------------------------------------------
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/jaws-site.XXXXXX")
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+make_tmp jaws-site
 [ -n "$dir" ] || dir=$tmp/sets
 mkdir -p "$dir" "$out/raw"
 
-log "building into $tmp/bin"
-mkdir -p "$tmp/bin"
-go build -o "$tmp/bin/example" ./example
-go build -o "$tmp/bin/peers" ./bench/peers
-go build -o "$tmp/bin/report" ./bench/report
-go build -o "$tmp/bin/siteset" ./bench/siteset
+build_bins example bench/peers bench/report bench/siteset
 
 # --- servers -----------------------------------------------------------------
 srvhost=127.0.0.1
 lg() { taskset -c 1 "$@"; } # command...: the load generator, on CPU 1
-declare -A url spid surl started
-# wait_url name logfile probe: the URL the server printed, once it answers
-# for the path probe. The ceiling reads the whole set first: a minute at most.
-wait_url() {
-	local name=$1 logf=$2 probe=$3 u=
-	for _ in $(seq 1200); do
-		u=${u:-$(grep -oE 'https?://[0-9.:]+/' "$logf" | head -1 || true)}
-		if [ -n "$u" ] && curl -fs -o /dev/null "$u${probe#/}"; then
-			echo "$u"
-			return
-		fi
-		kill -0 "${spid[$name]}" 2>/dev/null || break
-		sleep 0.05
-	done
-	cat "$logf" >&2
-	die "$name did not start"
-}
-start_go() { # name probe binary args...
-	local name=$1 probe=$2 logf=$tmp/$1.log
-	shift 2
-	GOMAXPROCS=1 taskset -c 0 "$@" >"$logf" 2>&1 &
-	pids+=($!)
-	spid[$name]=$!
-	url[$name]=$(wait_url "$name" "$logf" "$probe")
-}
-worker_conns=$((2 * maxconns > 4096 ? 2 * maxconns : 4096))
-start_nginx() { # name probe root
-	local name=$1 probe=$2 root=$3 p=$tmp/$1 port logf=$tmp/$1.log
+declare -A surl
+start_nginx() { # name root
+	local port
 	port=$(free_port)
 	# As bench/run.sh's nginx, but for thousands of files: the open file
 	# cache holds 10,000 descriptors (and their stat results).
-	nginx_conf "$p" "listen $srvhost:$port;" "$root" 10000
-	echo "$name serving $root on http://$srvhost:$port/" >"$logf"
-	taskset -c 0 nginx -p "$p/" -c "$p/nginx.conf" -e "$p/logs/error.log" >>"$logf" 2>&1 &
-	pids+=($!)
-	spid[$name]=$!
-	url[$name]=$(wait_url "$name" "$logf" "$probe")
+	serve_nginx "$1" "http://$srvhost:$port/" "listen $srvhost:$port;" "$2" 10000
 }
 stop_servers() { # after a set: note each server's peak memory, then stop it
 	local srv p
@@ -226,26 +137,15 @@ jaws_counters() {
 }
 
 # --- measure -----------------------------------------------------------------
-# conns_for level: the connections a level is measured with for this set: at
-# most -inflight bytes of responses in flight (-bigconns for the media set),
-# as bench/run.sh does for large files.
-conns_for() {
-	local c=$1 cap
-	if [ "$mean" -ge $((10 << 20)) ]; then
-		cap=$bigconns
-	else
-		cap=$(($(bytes_of "$inflight") / mean))
-		[ "$cap" -ge 1 ] || cap=1
-	fi
-	[ "$c" -le "$cap" ] || c=$cap
-	echo "$c"
-}
+# conns_for level: the connections a level is measured with for this set
+# (conns_capped over its mean response: -bigconns for the media set).
+conns_for() { conns_capped "$mean" "$1"; }
 # replay server conns start seconds: one wrk run over the set's list from
-# start, in the background; sets wrkjob. Its output goes to $tmp/load.out,
-# its errors (and site.lua's "ready" line) to $tmp/load.err, bash's time
-# for it to $tmp/load.time.
+# start, in the background; sets wrkjob and limit (its timeout). Its output
+# goes to $tmp/load.out, its errors (and site.lua's "ready" line) to
+# $tmp/load.err, bash's time for it to $tmp/load.time.
 replay() {
-	local srv=$1 c=$2 start=$3 secs=$4 limit
+	local srv=$1 c=$2 start=$3 secs=$4
 	limit=$((secs + 60))
 	: >"$tmp/load.err"
 	{ time lg timeout -k 5 "$limit" wrk -t1 -c"$c" -d"${secs}s" --timeout 30s --latency \
@@ -267,51 +167,15 @@ ready() {
 	done
 	echo 0
 }
-hung=0
-# measure server level run: one measurement, repeated while other processes
-# disturb it (see wait_quiet), appended to site-$set.csv.
+# measure server level run: one measurement (measure_attempts), appended
+# to site-$set.csv.
 measure() {
-	local srv=$1 level=$2 run=$3 c start t0 t1 cpu0 rc wall cu cs share other busy01 res made mbytes j0 j1 jaws what serr non2xx
+	local srv=$1 level=$2 run=$3 c start t0 t1 cpu0 wall cu cs other busy01 res made mbytes j0 j1 jaws what serr non2xx limit
 	local -a c0 c1 a b
 	c=$(conns_for "$level")
 	start=$(((run - 1) * nreq / rounds))
 	what="run $run $set c$level $srv"
-	for attempt in $(seq 0 "$retries"); do
-		wait_quiet
-		j0=$(jaws_counters "$srv")
-		read -r -a c0 <<<"$(cpu_split "${spid[$srv]}")"
-		replay "$srv" "$c" "$start" "${duration%s}"
-		cpu0=$(ready)
-		t0=$(now)
-		snapshot "$tmp/s0"
-		cores "$tmp/k0"
-		rc=0
-		wait "$wrkjob" || rc=$?
-		t1=$(now)
-		cores "$tmp/k1"
-		snapshot "$tmp/s1"
-		read -r -a c1 <<<"$(cpu_split "${spid[$srv]}")"
-		j1=$(jaws_counters "$srv")
-		if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-			hung=$((hung + 1))
-			[ "$attempt" -lt "$retries" ] || die "$what: wrk did not finish, $((retries + 1)) times"
-			log "$what: wrk did not finish and was killed; again"
-			continue
-		fi
-		if [ "$rc" != 0 ]; then
-			cat "$tmp/load.out" "$tmp/load.err" >&2
-			die "$what: wrk failed (exit status $rc)"
-		fi
-		other=$(others "$tmp/s0" "$tmp/s1" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
-		if ! res=$(parse_wrk <"$tmp/load.out"); then
-			cat "$tmp/load.out" "$tmp/load.err" >&2
-			die "$what: could not parse wrk's output"
-		fi
-		busy "$other" || break
-		[ "$waited" -lt "$budget" ] || break
-		waited=$((waited + ${duration%s}))
-		[ "$attempt" -lt "$retries" ] && log "$what: disturbed (other processes used $other CPUs), again"
-	done
+	measure_attempts "$what" wrk parse_wrk site_try
 	IFS=, read -r _ _ _ _ _ serr non2xx <<<"$res"
 	if [ "$non2xx" != 0 ]; then
 		cat "$tmp/load.out" >&2
@@ -324,18 +188,33 @@ measure() {
 	read -r wall cu cs <"$tmp/load.time"
 	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 	cu=$(awk -v u="$cu" -v s="$cs" -v r="$cpu0" 'BEGIN { printf "%.3f", u + s - r }')
-	share=$(awk -v w="$wall" -v u="$cu" 'BEGIN { printf "%.0f", (w > 0 ? u / w * 100 : 0) }')
-	busy01=$(core_busy "$tmp/k0" "$tmp/k1")
 	jaws=,,,,,,
 	if [ -n "$j0" ]; then
 		read -r -a a <<<"$j0"
 		read -r -a b <<<"$j1"
 		jaws="$((b[0] - a[0])),$((b[1] - a[1])),$((b[2] - a[2])),${b[3]},$((b[4] - a[4])),$((b[5] - a[5])),$((b[6] - a[6]))"
 	fi
-	echo "$run,$set,$srv,$level,$c,${duration%s},$start,$res,$made,$mbytes,$other,$attempt,$(awk -v a="${c0[0]}" -v b="${c1[0]}" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }'),$(awk -v a="${c0[1]}" -v b="${c1[1]}" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }'),$cu,$wall,$busy01,$jaws" >>"$csv"
-	log "$what: $(cut -d, -f2 <<<"$res") req/s, wrk CPU $share%$([ "$share" -lt 95 ] || echo ' (client-bound)')$(
+	echo "$run,$set,$srv,$level,$c,${duration%s},$start,$res,$made,$mbytes,$other,$attempt,$(cpu_secs "${c0[0]}" "${c1[0]}"),$(cpu_secs "${c0[1]}" "${c1[1]}"),$cu,$wall,$busy01,$jaws" >>"$csv"
+	log_measured "$what" "$cu,$wall" wrk "$(
 		[ -z "$j0" ] || echo ", cache hits $((b[0] - a[0])) misses $((b[1] - a[1])) evictions $((b[2] - a[2]))"
-	)$(busy "$other" && echo " (disturbed: others used $other CPUs)")"
+	)"
+}
+# site_try: one try of measure, in its variables (srv, c, start; sets j0,
+# j1, c0, c1, cpu0, t0, t1 and limit): the server's counters and CPU time
+# read before wrk starts, since it asks for the first files as soon as
+# site.lua has read the list; the window from then (ready) to wrk's end.
+site_try() {
+	j0=$(jaws_counters "$srv")
+	read -r -a c0 <<<"$(cpu_split "${spid[$srv]}")"
+	replay "$srv" "$c" "$start" "${duration%s}"
+	cpu0=$(ready)
+	t0=$(now)
+	window_open
+	wait "$wrkjob" || rc=$?
+	t1=$(now)
+	window_close
+	read -r -a c1 <<<"$(cpu_split "${spid[$srv]}")"
+	j1=$(jaws_counters "$srv")
 }
 
 total=0
@@ -346,21 +225,21 @@ for set in "${set_list[@]}"; do
 	www=$sdir/www list=$sdir/requests.txt
 	mean=$(sed -nE 's/^mean response: ([0-9]+) bytes$/\1/p' "$sdir/siteset.txt")
 	nreq=$(wc -l <"$list")
-	probe=$(head -1 "$list" | cut -d' ' -f1)
+	probe=$(head -1 "$list" | cut -d' ' -f1) # the path each server is asked for until it answers
 
 	for srv in "${server_list[@]}"; do
 		t=$(now)
 		case $srv in
 		# The example serves -root DIR at / (middleware.SPA) and its
 		# counters at /debug/jaws, on the same server.
-		jaws) start_go jaws "$probe" "$tmp/bin/example" -root "$www" -addr "$srvhost:0"
+		jaws) start_go jaws "$tmp/bin/example" -root "$www" -addr "$srvhost:0"
 			surl[jaws]=${url[jaws]}debug/jaws ;;
 		# Its counters on a listener of their own, as run.sh does.
 		jaws-bare)
-			start_go jaws-bare "$probe" "$tmp/bin/peers" -mode jaws -stats 127.0.0.1:0 -root "$www" -addr "$srvhost:0"
-			surl[jaws-bare]=$(grep -oE 'http://[0-9.:]+/debug/jaws' "$tmp/jaws-bare.log" | head -1) ;;
-		stdlib | ceiling) start_go "$srv" "$probe" "$tmp/bin/peers" -mode "$srv" -root "$www" -addr "$srvhost:0" ;;
-		nginx) start_nginx nginx "$probe" "$www" ;;
+			start_go jaws-bare "$tmp/bin/peers" -mode jaws -stats 127.0.0.1:0 -root "$www" -addr "$srvhost:0"
+			surl[jaws-bare]=$(stats_url jaws-bare) ;;
+		stdlib | ceiling) start_go "$srv" "$tmp/bin/peers" -mode "$srv" -root "$www" -addr "$srvhost:0" ;;
+		nginx) start_nginx nginx "$www" ;;
 		esac
 		startsecs[$srv]=$(awk -v a="$t" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
 		log "$set: $srv on ${url[$srv]} (started in ${startsecs[$srv]} s)"
