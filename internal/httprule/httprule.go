@@ -4,8 +4,8 @@
 // ("q=") is, which spellings of a URL path are canonical, which names carry
 // a content hash and where (Fingerprint), the Cache-Control of a name that
 // changes with its content and whether a Cache-Control keeps a response long
-// (LongLived). Each rule is a
-// small pure function; the comments cite the RFC it reads.
+// (LongLived). Each rule is a small pure function; the comments cite the
+// RFC it reads.
 package httprule
 
 // Immutable is the Cache-Control value of a response whose URL changes
