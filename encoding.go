@@ -33,9 +33,10 @@ func parseEncodings(names []string) ([]coding, error) {
 }
 
 // codingByName returns the coding named n, or identity when jaws has none
-// by that name. "x-gzip" is gzip (RFC 9110 §8.4.1.3).
+// by that name. "x-gzip" is gzip (RFC 9110 §8.4.1.3). dcz is no such name:
+// it takes a dictionary, which Accept-Encoding alone does not give.
 func codingByName(n string) coding {
-	for c := brotliCoding; c < numCodings; c++ {
+	for c := brotliCoding; c < dczCoding; c++ {
 		if httprule.EqualFold(n, codingNames[c]) {
 			return c
 		}
