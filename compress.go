@@ -28,6 +28,8 @@ import (
 // Content-Length, ranges counted in its encoded bytes, and "Vary:
 // Accept-Encoding" on every response for a path that has variants, 304s
 // and uncompressed answers included, so shared caches keep them apart.
+// Versioned assets also serve as compression dictionaries for their next
+// versions (see DisableDictionaries).
 type Compression struct {
 	// Encodings is the server's order of preference among codings the
 	// client weighs equally (browsers send "gzip, deflate, br, zstd", all

@@ -107,6 +107,12 @@
 // response for such a file carries "Vary: Accept-Encoding". Large siblings
 // still go zero-copy. Behind an outer compressor (gzhttp, chi's Compress),
 // jaws's encoded answers pass through untouched; in front of jaws, no
-// compressor is needed. The trade-offs are in the repository's
-// docs/compression.md.
+// compressor is needed.
+//
+// Versioned assets (hashed names kept a day or more) are offered as
+// compression dictionaries (RFC 9842): after a deploy, a browser that holds
+// the previous build of a bundle gets the new one compressed against it
+// (dcz), often a few hundred bytes for what brotli sends in tens of KiB;
+// see Compression.DisableDictionaries. The trade-offs are in the
+// repository's docs/compression.md.
 package jaws
