@@ -2,6 +2,7 @@ package jaws
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -980,5 +982,45 @@ func TestDictionaryHitAllocations(t *testing.T) {
 	off := Options{Compression: Compression{DisableDictionaries: true}}
 	if with, without := allocs(Options{}, false), allocs(off, true); with > without {
 		t.Errorf("a br hit with dictionaries allocates %v times, %v without them (and one more header)", with, without)
+	}
+}
+
+// TestDictionaryFoundBeside: an earlier build beside the file, never
+// served by this process, is found by the one look for earlier versions,
+// in the root's top directory or below, from every kind of source; a
+// hidden file of the pattern is not, and a directory of it is skipped.
+func TestDictionaryFoundBeside(t *testing.T) {
+	t.Parallel()
+	rel := newReleases(20<<10, 32)
+	for _, dir := range []string{"", "assets/", "a/b/c/"} {
+		oldName, curName := dir+strings.TrimPrefix(rel.oldName, "assets/"), dir+strings.TrimPrefix(rel.curName, "assets/")
+		s := testsite.New(t)
+		s.File(oldName, rel.old)
+		s.File(curName, rel.cur)
+		hidden := dir + ".app.0123abcd.js"
+		s.File(hidden, rel.old[:len(rel.old)-1])
+		s.Dir(dir + "app.0123abce.js")
+		mapFS := fstest.MapFS{oldName: {Data: rel.old}, curName: {Data: rel.cur}}
+		for kind, open := range map[string]func() (*Handler, error){
+			"New":         func() (*Handler, error) { return New(s.Root, Options{}) },
+			"NewFS DirFS": func() (*Handler, error) { return NewFS(os.DirFS(s.Root), Options{}) },
+			"NewFS MapFS": func() (*Handler, error) { return NewFS(mapFS, Options{}) },
+		} {
+			t.Run(kind+"/"+cmp.Or(dir, "top"), func(t *testing.T) {
+				t.Parallel()
+				h, err := open()
+				must(t, err)
+				t.Cleanup(func() { h.Close() })
+				srv := withCacheControl(h, "max-age=31536000")
+				w := testsite.Serve(srv, "GET", "/"+curName, "Accept-Encoding", dictBrowser, "Available-Dictionary", availableDictionary(rel.old))
+				if w.Header().Get("Content-Encoding") != "dcz" || !bytes.Equal(decodeDcz(t, w.Body.Bytes(), rel.old), rel.cur) {
+					t.Errorf("Content-Encoding %q, want dcz", w.Header().Get("Content-Encoding"))
+				}
+				w = testsite.Serve(srv, "GET", "/"+curName, "Accept-Encoding", dictBrowser, "Available-Dictionary", availableDictionary(rel.old[:len(rel.old)-1]))
+				if w.Header().Get("Content-Encoding") != "br" {
+					t.Errorf("a hidden earlier build: Content-Encoding %q, want br", w.Header().Get("Content-Encoding"))
+				}
+			})
+		}
 	}
 }
