@@ -222,41 +222,12 @@ func sfNumber(s string) (rest string, ok bool) {
 // "dcz" counts, not "*": RFC 9842 §6.1 has a client list it only when it
 // holds a dictionary for the request.
 func acceptsDictionary(values []string, other coding) bool {
-	wd, wo := qNone, qNone
-	star := qNone
-	for _, v := range values {
-		for v != "" {
-			var elem string
-			elem, v, _ = strings.Cut(v, ",")
-			name, params, _ := strings.Cut(elem, ";")
-			name = strings.TrimSpace(name)
-			if name == "" {
-				continue
-			}
-			w, ok := httprule.Weight(params)
-			if !ok {
-				continue
-			}
-			switch {
-			case httprule.EqualFold(name, "dcz"):
-				if wd == qNone {
-					wd = w
-				}
-			case name == "*":
-				if star == qNone {
-					star = w
-				}
-			case other != identity && codingByName(name) == other:
-				if wo == qNone {
-					wo = w
-				}
-			}
-		}
-	}
+	q, star := weighCodings(values)
+	wo := q[other]
 	if wo == qNone {
 		wo = star
 	}
-	return wd > 0 && (other == identity || wd >= wo)
+	return q[dczCoding] > 0 && (other == identity || q[dczCoding] >= wo)
 }
 
 // dictionaryReadable is RFC 9842 §9.3.3's rule for the server: false for a
@@ -352,7 +323,7 @@ func dictionaryPattern(raw, name string, vstart, vend int) (pattern string, ok b
 		}
 	}
 	rawStart := strings.LastIndexByte(raw[:rawEnd], '/') + 1
-	if rawStart == 0 || !unescapesTo(raw[rawEnd:], tail) {
+	if rawStart == 0 || !httprule.UnescapesTo(raw[rawEnd:], tail) {
 		return "", false
 	}
 	seg := raw[rawStart:rawEnd]
@@ -360,49 +331,12 @@ func dictionaryPattern(raw, name string, vstart, vend int) (pattern string, ok b
 	// The version is unreserved characters (hex, base64url): sent as they
 	// are, they are found as they are; the fixed parts may be escaped.
 	for i := 0; i+len(ver) <= len(seg); i++ {
-		if seg[i:i+len(ver)] == ver && unescapesTo(seg[:i], pre) && unescapesTo(seg[i+len(ver):], suf) {
+		if seg[i:i+len(ver)] == ver && httprule.UnescapesTo(seg[:i], pre) && httprule.UnescapesTo(seg[i+len(ver):], suf) {
 			at := rawStart + i
 			return escapeURLPattern(raw[:at]) + "*" + escapeURLPattern(raw[at+len(ver):]), true
 		}
 	}
 	return "", false
-}
-
-// unescapesTo reports whether raw, percent-encoded, decodes to want.
-func unescapesTo(raw, want string) bool {
-	j := 0
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c == '%' {
-			if i+2 >= len(raw) {
-				return false
-			}
-			hi, ok1 := unhex(raw[i+1])
-			lo, ok2 := unhex(raw[i+2])
-			if !ok1 || !ok2 {
-				return false
-			}
-			c = hi<<4 | lo
-			i += 2
-		}
-		if j == len(want) || want[j] != c {
-			return false
-		}
-		j++
-	}
-	return j == len(want)
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
 
 // escapeURLPattern escapes, with a backslash, the characters a URL

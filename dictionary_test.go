@@ -156,10 +156,9 @@ func TestDczFraming(t *testing.T) {
 func TestDczWindow(t *testing.T) {
 	t.Parallel()
 	const M = 1 << 20
-	tests := []struct {
-		name      string
-		dict, src int
-		want      int
+	for _, tt := range []struct {
+		name            string
+		dict, src, want int
 	}{
 		{"nothing", 0, 0, 1 << 10},
 		{"small", 20 << 10, 20 << 10, 64 << 10},
@@ -170,14 +169,10 @@ func TestDczWindow(t *testing.T) {
 		{"1.25 times, not a power", 13 * M, 13 * M, 16 * M},
 		{"below 1.25 times", 12 * M, 12 * M, 8 * M}, // limit 15 MiB: 8 is the largest power below
 		{"the 128 MiB ceiling", 200 * M, 200 * M, 128 * M},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			if got := dczWindow(tt.dict, tt.src); got != tt.want {
-				t.Errorf("dczWindow(%d, %d) = %d, want %d", tt.dict, tt.src, got, tt.want)
-			}
-		})
+	} {
+		if got := dczWindow(tt.dict, tt.src); got != tt.want {
+			t.Errorf("%s: dczWindow(%d, %d) = %d, want %d", tt.name, tt.dict, tt.src, got, tt.want)
+		}
 	}
 }
 
@@ -277,7 +272,7 @@ func FuzzAvailableDictionary(f *testing.F) {
 // zero and no lower than that of the coding otherwise sent.
 func TestAcceptsDictionary(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
+	for _, tt := range []struct {
 		name  string
 		ae    []string
 		other coding
@@ -299,14 +294,10 @@ func TestAcceptsDictionary(t *testing.T) {
 		{"malformed weight", []string{"br, dcz;q=2"}, brotliCoding, false},
 		{"identity otherwise", []string{"identity, dcz;q=0.1"}, identity, true},
 		{"absent", nil, identity, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			if got := acceptsDictionary(tt.ae, tt.other); got != tt.want {
-				t.Errorf("acceptsDictionary(%q, %v) = %v, want %v", tt.ae, tt.other, got, tt.want)
-			}
-		})
+	} {
+		if got := acceptsDictionary(tt.ae, tt.other); got != tt.want {
+			t.Errorf("%s: acceptsDictionary(%q, %v) = %v, want %v", tt.name, tt.ae, tt.other, got, tt.want)
+		}
 	}
 }
 
@@ -607,37 +598,20 @@ func TestDictionaryVary(t *testing.T) {
 		})
 	}
 	both := []string{"Accept-Encoding", "Available-Dictionary"}
-	tests := []struct {
-		name    string
-		handler http.Handler
-		header  []string
-		status  int
-		vary    []string
-	}{
-		{"identity", srv, nil, 200, both},
-		{"br", srv, []string{"Accept-Encoding", "br"}, 200, both},
-		{"dcz", srv, []string{"Accept-Encoding", dictBrowser, "Available-Dictionary", old}, 200, both},
-		{"dcz 304", srv, []string{"Accept-Encoding", dictBrowser, "Available-Dictionary", old, "If-None-Match", dcz.Header().Get("Etag")}, 304, both},
-		{"dcz 206", srv, []string{"Accept-Encoding", dictBrowser, "Available-Dictionary", old, "Range", "bytes=0-9"}, 206, both},
-		{"unknown hash", srv, []string{"Accept-Encoding", dictBrowser, "Available-Dictionary", availableDictionary(nil)}, 200, both},
-		{"outer Accept", outer("Accept"), []string{"Accept-Encoding", "br"}, 200, []string{"Accept", "Accept-Encoding", "Available-Dictionary"}},
-		{"outer Accept-Encoding", outer("Accept-Encoding"), nil, 200, both},
-		{"outer Available-Dictionary", outer("available-dictionary"), nil, 200, []string{"available-dictionary", "Accept-Encoding"}},
-		{"outer both", outer("accept-encoding, available-dictionary"), nil, 200, []string{"accept-encoding", "available-dictionary"}},
-		{"outer star", outer("*"), nil, 200, []string{"*"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			w := testsite.Serve(tt.handler, "GET", "/"+rel.curName, tt.header...)
-			if w.Code != tt.status {
-				t.Fatalf("%d, want %d", w.Code, tt.status)
-			}
-			if got := testsite.VaryTokens(w.Header()); !slices.Equal(got, tt.vary) {
-				t.Errorf("Vary %q, want %q", got, tt.vary)
-			}
-		})
-	}
+	cur := "/" + rel.curName
+	checkVary(t, []varyCase{
+		{"identity", "GET", cur, srv, nil, 200, both},
+		{"br", "GET", cur, srv, []string{"Accept-Encoding", "br"}, 200, both},
+		{"dcz", "GET", cur, srv, []string{"Accept-Encoding", dictBrowser, "Available-Dictionary", old}, 200, both},
+		{"dcz 304", "GET", cur, srv, []string{"Accept-Encoding", dictBrowser, "Available-Dictionary", old, "If-None-Match", dcz.Header().Get("Etag")}, 304, both},
+		{"dcz 206", "GET", cur, srv, []string{"Accept-Encoding", dictBrowser, "Available-Dictionary", old, "Range", "bytes=0-9"}, 206, both},
+		{"unknown hash", "GET", cur, srv, []string{"Accept-Encoding", dictBrowser, "Available-Dictionary", availableDictionary(nil)}, 200, both},
+		{"outer Accept", "GET", cur, outer("Accept"), []string{"Accept-Encoding", "br"}, 200, []string{"Accept", "Accept-Encoding", "Available-Dictionary"}},
+		{"outer Accept-Encoding", "GET", cur, outer("Accept-Encoding"), nil, 200, both},
+		{"outer Available-Dictionary", "GET", cur, outer("available-dictionary"), nil, 200, []string{"available-dictionary", "Accept-Encoding"}},
+		{"outer both", "GET", cur, outer("accept-encoding, available-dictionary"), nil, 200, []string{"accept-encoding", "available-dictionary"}},
+		{"outer star", "GET", cur, outer("*"), nil, 200, []string{"*"}},
+	})
 }
 
 // TestDictionaryValidators: the dcz variant is a representation of its

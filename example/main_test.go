@@ -142,23 +142,19 @@ var loadedScript = regexp.MustCompile(`<script src="/(assets/app\.[0-9a-f]+\.js)
 
 // appScript is the name of the demo's current fingerprinted script, the
 // assets/app.HASH.js index.html loads.
-func appScript(t testing.TB) string {
-	t.Helper()
-	m := loadedScript.FindSubmatch(siteFile(t, "index.html"))
-	if m == nil {
-		t.Fatal("index.html loads no /assets/app.HASH.js")
-	}
-	return string(m[1])
-}
+func appScript(t testing.TB) string { return scriptOf(t, "index.html") }
 
 // previousScript is the previous release's build of the script, kept
-// beside the current one as deploys keep them: the one
-// docs/previous.html loads.
-func previousScript(t testing.TB) string {
+// beside the current one as deploys keep them: the one docs/previous.html
+// loads.
+func previousScript(t testing.TB) string { return scriptOf(t, "docs/previous.html") }
+
+// scriptOf is the assets/app.HASH.js the site's page loads.
+func scriptOf(t testing.TB, page string) string {
 	t.Helper()
-	m := loadedScript.FindSubmatch(siteFile(t, "docs/previous.html"))
+	m := loadedScript.FindSubmatch(siteFile(t, page))
 	if m == nil {
-		t.Fatal("docs/previous.html loads no /assets/app.HASH.js")
+		t.Fatalf("%s loads no /assets/app.HASH.js", page)
 	}
 	return string(m[1])
 }

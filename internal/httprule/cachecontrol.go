@@ -21,7 +21,7 @@ func LongLived(values []string, minAge int64) bool {
 			case EqualFold(name, "immutable"):
 				long = true
 			case EqualFold(name, "max-age"):
-				age, ok := parseSeconds(value)
+				age, ok := ParseDigits(value) // delta-seconds (§1.2.2)
 				if seen || !ok {
 					return false
 				}
@@ -79,10 +79,11 @@ func nextDirective(v string) (name, value, rest string) {
 	return name, value, v[i:]
 }
 
-// parseSeconds parses delta-seconds (RFC 9111 §1.2.2): digits only, and a
-// value too large for an int64 is the largest (2147483648 is already
-// "infinity" there).
-func parseSeconds(s string) (int64, bool) {
+// ParseDigits parses 1*DIGIT: a Range position (RFC 9110 §14.1.1), a
+// Cache-Control delta-seconds (RFC 9111 §1.2.2). Values too large for an
+// int64 saturate, since a position past any file, or an age past any
+// lifetime, is still valid syntax.
+func ParseDigits(s string) (int64, bool) {
 	if s == "" {
 		return 0, false
 	}
@@ -92,9 +93,11 @@ func parseSeconds(s string) (int64, bool) {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		if n < 1<<40 {
-			n = n*10 + int64(c-'0')
+		if n > (1<<63-1-9)/10 {
+			n = 1<<63 - 1
+			continue
 		}
+		n = n*10 + int64(c-'0')
 	}
 	return n, true
 }
