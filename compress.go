@@ -157,7 +157,7 @@ type Compression struct {
 	// memory, or with a digest sibling, costs no read; another is read once
 	// per version by a GET, within the 1 MiB a hashed name's request may
 	// read) and, the first time a request names a hash it does not know,
-	// looks once per version of the file for its earlier versions: the
+	// looks once per cache entry of the file for its earlier versions: the
 	// names of the same pattern in its directory (app.OLDHASH.js kept beside
 	// app.NEWHASH.js, as deploys keep them) and in Dictionaries, at most 16
 	// files and 1 MiB read for their hashes. A request naming a hash jaws

@@ -15,9 +15,9 @@ import (
 
 // TestDictionaryReadsLittle: a request naming a dictionary jaws does not
 // know reads nothing a request without one would not (SECURITY.md, "No
-// read amplification"): the first such request for a version of a file
-// looks for its earlier versions once, hashing at most 1 MiB of them, and
-// no later one reads a byte more, however many hashes it makes up. Not
+// read amplification"): the first such request for a file's entry looks for
+// its earlier versions once, hashing at most 1 MiB of them, and no later
+// one reads a byte more, however many hashes it makes up. Not
 // parallel: rchar counts the whole process.
 func TestDictionaryReadsLittle(t *testing.T) {
 	const size = 300 << 10 // on disk (above CacheMaxFileSize), compressed in memory
