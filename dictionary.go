@@ -168,9 +168,9 @@ func (v *variants) dictFor(hdr http.Header, r *http.Request, e *entry, hashed bo
 	return d
 }
 
-// addVary adds to hdr what the Vary field of a response for e must name:
-// Accept-Encoding, and Available-Dictionary where the path has
-// dictionaries.
+// addVary adds to hdr what the Vary field of a response with variants
+// must name: Accept-Encoding, and Available-Dictionary where d says the
+// path has dictionaries.
 func (v *variants) addVary(hdr http.Header, d *dictUse) {
 	if d.st != nil {
 		addVaryDict(hdr)
