@@ -27,8 +27,9 @@ type ResponseRecord struct {
 	// or "fallback", as counted by Stats; "" for every other answer (304,
 	// 404, redirects).
 	Transfer string
-	// Coding is the body's content coding, "br", "zstd" or "gzip", or ""
-	// for the file's own bytes.
+	// Coding is the body's content coding, "br", "zstd", "gzip" or "dcz"
+	// (compressed with a dictionary the client held), or "" for the file's
+	// own bytes.
 	Coding string
 }
 

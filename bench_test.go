@@ -132,3 +132,50 @@ func BenchmarkCompressed(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDictionary measures a hit of a versioned script (a bundler's
+// hashed name, immutable) in brotli: with compression dictionaries off, on
+// (the offer: Use-As-Dictionary, and Vary), and its answer in dcz to a
+// browser holding the previous build, from the cached delta.
+func BenchmarkDictionary(b *testing.B) {
+	rel := newReleases(64<<10, 40)
+	dir := b.TempDir()
+	must(b, os.MkdirAll(filepath.Join(dir, "assets"), 0o755))
+	must(b, os.WriteFile(filepath.Join(dir, rel.oldName), rel.old, 0o644))
+	must(b, os.WriteFile(filepath.Join(dir, rel.curName), rel.cur, 0o644))
+	for _, c := range []struct {
+		name, accept, available, want string
+		opts                          Options
+	}{
+		{"off", "br", "", "br", Options{Compression: Compression{DisableDictionaries: true}}},
+		{"offer", "br", "", "br", Options{}},
+		{"dcz", dictBrowser, availableDictionary(rel.old), "dcz", Options{}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			h, err := New(dir, c.opts)
+			must(b, err)
+			b.Cleanup(func() { h.Close() })
+			r := httptest.NewRequest("GET", "/"+rel.curName, nil)
+			r.Header.Set("Accept-Encoding", c.accept)
+			if c.available != "" {
+				r.Header.Set("Available-Dictionary", c.available)
+			}
+			w := &testsite.Discard{H: http.Header{}}
+			cc := []string{"public, max-age=31536000, immutable"}
+			serve := func() {
+				clear(w.H)
+				w.H["Cache-Control"] = cc
+				h.ServeHTTP(w, r)
+			}
+			serve()
+			h.store.cache.sync()
+			b.ReportAllocs()
+			for b.Loop() {
+				serve()
+			}
+			if got := w.H.Get("Content-Encoding"); got != c.want {
+				b.Fatalf("Content-Encoding %q, want %q", got, c.want)
+			}
+		})
+	}
+}

@@ -14,14 +14,18 @@ const (
 	brotliCoding
 	zstdCoding
 	gzipCoding
+	// dczCoding is "Dictionary-Compressed Zstandard" (RFC 9842 §5): made
+	// per dictionary a request names, never a sibling, never negotiated by
+	// Accept-Encoding alone (dictionary.go).
+	dczCoding
 	numCodings
 )
 
 // codingNames are the tokens of Content-Encoding; codingExts the suffixes
 // of precompressed siblings, as written by brotli(1), zstd(1) and gzip(1).
 var (
-	codingNames = [numCodings]string{"identity", "br", "zstd", "gzip"}
-	codingExts  = [numCodings]string{"", ".br", ".zst", ".gz"}
+	codingNames = [numCodings]string{"identity", "br", "zstd", "gzip", "dcz"}
+	codingExts  = [numCodings]string{"", ".br", ".zst", ".gz", ""}
 )
 
 func (c coding) String() string { return codingNames[c] }

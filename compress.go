@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"log"
 	"net/http"
 	"runtime"
@@ -27,6 +28,8 @@ import (
 // Content-Length, ranges counted in its encoded bytes, and "Vary:
 // Accept-Encoding" on every response for a path that has variants, 304s
 // and uncompressed answers included, so shared caches keep them apart.
+// Versioned assets also serve as compression dictionaries for their next
+// versions (see DisableDictionaries).
 type Compression struct {
 	// Encodings is the server's order of preference among codings the
 	// client weighs equally (browsers send "gzip, deflate, br, zstd", all
@@ -115,8 +118,78 @@ type Compression struct {
 	// MaxSize is the largest file, in bytes, compressed on first request;
 	// the compressed bytes are held in memory whatever the file's size. 0
 	// means the default, 1 MiB. Larger files are served compressed only
-	// from precompressed siblings.
+	// from precompressed siblings. It bounds dictionaries too: no file
+	// larger is offered as one, compressed with one, or read as one.
 	MaxSize int64
+
+	// DisableDictionaries stops jaws from offering files as compression
+	// dictionaries and from compressing with them (RFC 9842). By default a
+	// versioned asset, a file that would be compressed on request (above)
+	// whose name changes with its content, offers itself as the dictionary
+	// for its next versions, so that after a deploy a browser that holds
+	// the old version gets the new one as the difference ("dcz", tens of
+	// bytes for a one-line change to a bundle of hundreds of KiB) instead
+	// of whole:
+	//
+	//   - Versioned: a name HashName made, a name with a bundler's hash
+	//     (the forms middleware.Fingerprinted recognises: app.3f9a1c2b.js,
+	//     index-GpEN3EET.js), or a name of VersionedNames.
+	//   - Kept: only a response whose Cache-Control (set by jaws on a
+	//     hashed name, or by an outer handler such as middleware.CacheControl
+	//     before jaws runs) has "immutable" or a max-age of a day or more,
+	//     and no "no-store" or "no-cache": a browser uses a dictionary only
+	//     while the response that brought it is fresh.
+	//
+	// Such a 200 (GET or HEAD) carries "Use-As-Dictionary:
+	// match=PATTERN", the request's path as the client sent it (so it holds
+	// under http.StripPrefix and middleware.Mount) with "*" in the
+	// version's place, and match-dest=("script") or ("style") for
+	// JavaScript or CSS; every response for it, 304s and uncompressed ones
+	// included, carries "Vary: Accept-Encoding, Available-Dictionary". A
+	// request for it with "dcz" in Accept-Encoding and an
+	// Available-Dictionary naming a file jaws can read, whose SHA-256 it is,
+	// gets the file compressed with that file as dictionary, once per
+	// version of the two: the delta is kept in the cache as the other
+	// variants are, counted against CacheMaxBytes, and is not used where it
+	// is no smaller than the answer the request would otherwise get (that
+	// verdict is kept too). At most 16 dictionaries per version of a file.
+	// jaws knows the hash of each file it offers (a file served from
+	// memory, or with a digest sibling, costs no read; another is read once
+	// per version by a GET, within the 1 MiB a hashed name's request may
+	// read) and, the first time a request names a hash it does not know,
+	// looks once per cache entry of the file for its earlier versions: the
+	// names of the same pattern in its directory (app.OLDHASH.js kept beside
+	// app.NEWHASH.js, as deploys keep them) and in Dictionaries, at most 16
+	// files and 1 MiB read for their hashes. A request naming a hash jaws
+	// does not know gets br or zstd as it would without one, never an
+	// error. jaws answers no cross-origin request with dcz that RFC 9842
+	// §9.3.3 excludes (by Sec-Fetch-Site and Sec-Fetch-Mode, and for CORS
+	// the Access-Control-Allow-Origin an outer handler set). Stats counts
+	// the dcz answers and the bytes they saved. docs/compression.md has
+	// the details and the measurements. There is no dcb (brotli with a
+	// dictionary): no maintained Go brotli supports shared dictionaries.
+	DisableDictionaries bool
+
+	// Dictionaries are earlier releases of the site, for a source that
+	// keeps only the current build (an embed.FS, a directory replaced
+	// whole by each deploy): each holds an older build's files at the
+	// paths they have under the root. For a file served now, the file of
+	// the same name in each (the previous app.js, for a HashName'd one)
+	// and the names of its version pattern beside it (app.OLDHASH.js) are
+	// candidate dictionaries; they are read, never served, each at most
+	// MaxSize bytes, within the bounds of DisableDictionaries' look. nil
+	// means none: only the files served are dictionaries.
+	Dictionaries []fs.FS
+
+	// VersionedNames marks more names as versioned, for builds whose
+	// version is not a hash in the last element: slash-separated patterns
+	// relative to the root, each with one "*" standing for the version
+	// within one segment, such as "app/*/main.js" (a directory per
+	// release) or "assets/app-v*.js". The first that matches a file's name
+	// says where its version is; else the name is versioned if a
+	// bundler's hash is in its last element. A "*" segment of the pattern
+	// must match a non-empty version. nil means none.
+	VersionedNames []string
 }
 
 // CompressionLevel is a level for every codec; see Compression.Level.
@@ -139,9 +212,10 @@ const (
 
 // encoder compresses whole files, each coding at the configured level.
 type encoder struct {
-	level CompressionLevel
-	zstd  func() (*zstd.Encoder, error)
-	slots chan struct{} // compressions allowed at once
+	level     CompressionLevel
+	zstdLevel zstd.EncoderLevel
+	zstd      func() (*zstd.Encoder, error)
+	slots     chan struct{} // compressions allowed at once
 }
 
 func newEncoder(level CompressionLevel, slots int) *encoder {
@@ -151,7 +225,8 @@ func newEncoder(level CompressionLevel, slots int) *encoder {
 		LevelBest:    zstd.SpeedBestCompression,
 	}[level]
 	return &encoder{
-		level: level,
+		level:     level,
+		zstdLevel: zl,
 		// One zstd encoder, made when first needed: its EncodeAll is safe
 		// for concurrent use, and its tables are large.
 		zstd: sync.OnceValues(func() (*zstd.Encoder, error) {
@@ -203,7 +278,8 @@ var (
 
 // variants is the content-coding layer, above the store: it describes new
 // entries' codings, negotiates a request's, and resolves the variant, from
-// a sibling through the store or compressed and kept by the store. It
+// a sibling through the store or compressed and kept by the store, or
+// compressed with a dictionary the request names (dictionary.go). It
 // counts what it compresses and serves encoded.
 type variants struct {
 	store                 *store
@@ -213,11 +289,14 @@ type variants struct {
 	encoder               *encoder
 	log                   *log.Logger
 	compressions, encoded atomic.Uint64
+	dict                  dictionaries // compression dictionaries (dictionary.go)
 }
 
 func newVariants(s *store, cfg Compression, codings []coding, logger *log.Logger) *variants {
-	return &variants{store: s, cfg: cfg, codings: codings, set: setOf(codings...),
+	v := &variants{store: s, cfg: cfg, codings: codings, set: setOf(codings...),
 		encoder: newEncoder(cfg.Level, max(1, runtime.GOMAXPROCS(0)/2)), log: logger}
+	v.dict.init(cfg)
+	return v
 }
 
 // variantState is what the content-coding layer knows of a file's own
@@ -229,6 +308,8 @@ type variantState struct {
 	incompressible atomic.Uint32
 	keys           [numCodings]string            // the variants' cache keys, made once so a hit allocates none
 	checks         atomic.Pointer[siblingChecks] // its siblings' bytes, checked against its own (siblingcheck.go)
+	vstart, vend   int32                         // file[vstart:vend] is the version in a versioned name (dictionary.go)
+	dict           atomic.Pointer[dictState]     // what its dictionaries learnt, made when first needed (dictionary.go)
 }
 
 // cost is what the state keeps alive, for the cache's accounting.
@@ -268,6 +349,9 @@ func (v *variants) describe(e *entry, name string) {
 			vs.keys[c] = name + "\x00" + codingNames[c]
 		}
 	}
+	if vs.compressible {
+		vs.vstart, vs.vend = v.dict.versionIn(e.file)
+	}
 }
 
 // has reports whether e may be served in some coding, so responses for it
@@ -288,10 +372,22 @@ func (v *variants) available(e *entry, siblings codingSet) codingSet {
 // variant. It returns false when the answer is e itself: identity chosen,
 // or a variant that could not be had (the sibling went away or does not
 // hold the file, compression saved too little or the client left while
-// waiting), in which case e serves.
-func (v *variants) choose(r *http.Request, name string, e *entry, need fdNeed) (target, bool) {
+// waiting), in which case e serves. d is what the request makes of
+// dictionaries (dictFor): one it names may compress the answer (dcz).
+func (v *variants) choose(r *http.Request, name string, e *entry, need fdNeed, d *dictUse) (target, bool) {
 	siblings := v.siblingsOf(e)
 	c := negotiate(r.Header["Accept-Encoding"], v.available(e, siblings), v.codings)
+	if d.want && acceptsDictionary(r.Header["Accept-Encoding"], c) {
+		if ve, ok := v.dictionary(r, name, e, siblings, c, d); ok {
+			return target{e: ve}, true
+		}
+	}
+	return v.resolve(r, name, e, need, siblings, c)
+}
+
+// resolve finds the variant of e in c, siblings being those that may
+// serve; false as for choose.
+func (v *variants) resolve(r *http.Request, name string, e *entry, need fdNeed, siblings codingSet, c coding) (target, bool) {
 	if c == identity {
 		return target{}, false
 	}
@@ -364,7 +460,10 @@ func (v *variants) compressed(ctx context.Context, key string, orig *entry, c co
 	})
 }
 
-var hdrVary = []string{"Accept-Encoding"}
+var (
+	hdrVary     = []string{"Accept-Encoding"}
+	hdrVaryDict = []string{"Accept-Encoding, Available-Dictionary"}
+)
 
 // addVary adds Accept-Encoding to the Vary field, keeping what an outer
 // handler put there (Accept, say), unless the field lists it, or "*",
@@ -380,4 +479,30 @@ func addVary(hdr http.Header) {
 		return
 	}
 	hdr["Vary"] = append(v[:len(v):len(v)], "Accept-Encoding")
+}
+
+// addVaryDict adds Accept-Encoding and Available-Dictionary to the Vary
+// field, as every response of a path that offers or uses dictionaries
+// carries them (RFC 9842 §6.2), keeping what an outer handler put there,
+// unless the field lists them, or "*", already.
+func addVaryDict(hdr http.Header) {
+	v, ok := hdr["Vary"]
+	if !ok {
+		hdr["Vary"] = hdrVaryDict
+		return
+	}
+	if httprule.ListContains(v, "*") {
+		return
+	}
+	ae, ad := httprule.ListContains(v, "Accept-Encoding"), httprule.ListContains(v, "Available-Dictionary")
+	switch {
+	case ae && ad:
+		return
+	case ae:
+		hdr["Vary"] = append(v[:len(v):len(v)], "Available-Dictionary")
+	case ad:
+		hdr["Vary"] = append(v[:len(v):len(v)], "Accept-Encoding")
+	default:
+		hdr["Vary"] = append(v[:len(v):len(v)], hdrVaryDict[0])
+	}
 }

@@ -301,13 +301,7 @@ func TestVaryEverywhere(t *testing.T) {
 			h.ServeHTTP(w, r)
 		})
 	}
-	tests := []struct {
-		name, method, target string
-		handler              http.Handler
-		header               []string
-		status               int
-		vary                 []string
-	}{
+	checkVary(t, []varyCase{
 		{"identity 200, no Accept-Encoding", "GET", "/app.js", h, nil, 200, []string{"Accept-Encoding"}},
 		{"identity 200, identity asked", "GET", "/app.js", h, []string{"Accept-Encoding", "identity"}, 200, []string{"Accept-Encoding"}},
 		{"encoded 200", "GET", "/app.js", h, []string{"Accept-Encoding", "gzip"}, 200, []string{"Accept-Encoding"}},
@@ -326,19 +320,7 @@ func TestVaryEverywhere(t *testing.T) {
 		{"below MinSize", "GET", "/tiny.txt", h, []string{"Accept-Encoding", "gzip"}, 200, nil},
 		{"outer Accept on a png", "GET", "/logo.png", outer("Accept"), []string{"Accept-Encoding", "gzip"}, 200, []string{"Accept"}},
 		{"missing", "GET", "/nope.js", h, []string{"Accept-Encoding", "gzip"}, 404, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			w := testsite.Serve(tt.handler, tt.method, tt.target, tt.header...)
-			if w.Code != tt.status {
-				t.Fatalf("%d, want %d", w.Code, tt.status)
-			}
-			if got := testsite.VaryTokens(w.Header()); !slices.Equal(got, tt.vary) {
-				t.Errorf("Vary %q, want %q", got, tt.vary)
-			}
-		})
-	}
+	})
 }
 
 // TestAddVary: Accept-Encoding joins what an outer handler put in Vary

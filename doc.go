@@ -126,4 +126,11 @@
 //
 // The rule, its false positives and the trade-offs are in the repository's
 // docs/compression.md.
+//
+// Versioned assets (hashed names kept a day or more) are offered as
+// compression dictionaries (RFC 9842): after a deploy, a browser that holds
+// the previous build of a bundle gets the new one compressed against it
+// (dcz), often a few hundred bytes for what brotli sends in tens of KiB;
+// see Compression.DisableDictionaries. The trade-offs are in the
+// repository's docs/compression.md.
 package jaws

@@ -33,9 +33,10 @@ func parseEncodings(names []string) ([]coding, error) {
 }
 
 // codingByName returns the coding named n, or identity when jaws has none
-// by that name. "x-gzip" is gzip (RFC 9110 §8.4.1.3).
+// by that name. "x-gzip" is gzip (RFC 9110 §8.4.1.3). dcz is no such name:
+// it takes a dictionary, which Accept-Encoding alone does not give.
 func codingByName(n string) coding {
-	for c := brotliCoding; c < numCodings; c++ {
+	for c := brotliCoding; c < dczCoding; c++ {
 		if httprule.EqualFold(n, codingNames[c]) {
 			return c
 		}
@@ -62,11 +63,35 @@ func negotiate(values []string, avail codingSet, prefs []coding) coding {
 	if len(values) == 0 || avail == 0 {
 		return identity
 	}
-	var q [numCodings]int
+	q, star := weighCodings(values)
+	if q[identity] == qNone {
+		q[identity] = star
+	}
+	best, bestQ := identity, 0
+	for _, c := range prefs {
+		w := q[c]
+		if w == qNone {
+			w = star
+		}
+		if avail.has(c) && w > bestQ {
+			best, bestQ = c, w
+		}
+	}
+	if q[identity] > bestQ {
+		return identity
+	}
+	return best
+}
+
+// weighCodings reads the Accept-Encoding field values: the weight each
+// coding is given by name (qNone for none; the first mention counts, and
+// dcz too, which only its own name gives), and the weight of "*". A
+// malformed element says nothing.
+func weighCodings(values []string) (q [numCodings]int, star int) {
 	for i := range q {
 		q[i] = qNone
 	}
-	star := qNone
+	star = qNone
 	for _, v := range values {
 		for v != "" {
 			var elem string
@@ -85,6 +110,9 @@ func negotiate(values []string, avail codingSet, prefs []coding) coding {
 				if star == qNone {
 					star = w
 				}
+			case c == identity && httprule.EqualFold(name, codingNames[dczCoding]):
+				c = dczCoding
+				fallthrough
 			case c != identity || httprule.EqualFold(name, "identity"):
 				if q[c] == qNone { // the first mention counts
 					q[c] = w
@@ -92,23 +120,7 @@ func negotiate(values []string, avail codingSet, prefs []coding) coding {
 			}
 		}
 	}
-	if q[identity] == qNone {
-		q[identity] = star
-	}
-	best, bestQ := identity, 0
-	for _, c := range prefs {
-		w := q[c]
-		if w == qNone {
-			w = star
-		}
-		if avail.has(c) && w > bestQ {
-			best, bestQ = c, w
-		}
-	}
-	if q[identity] > bestQ {
-		return identity
-	}
-	return best
+	return q, star
 }
 
 // compressibleType reports whether a Content-Type names content that

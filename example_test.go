@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"expvar"
@@ -23,6 +24,7 @@ import (
 	"time"
 
 	"github.com/jaws-go/jaws"
+	"github.com/jaws-go/jaws/middleware"
 )
 
 func Example() {
@@ -106,6 +108,67 @@ func ExampleCompression() {
 	// style.css, Accept-Encoding "": 200, Content-Encoding "", Vary "Accept-Encoding", smaller: false, the sibling: false
 	// app.js, Accept-Encoding "gzip, br;q=0": 200, Content-Encoding "gzip", Vary "Accept-Encoding", smaller: true, the sibling: true
 	// compressions: 2 encoded responses: 3
+}
+
+// A deploy that keeps the previous build beside the new one, as bundlers'
+// hashed names let it: a browser that holds the old script as a dictionary
+// (RFC 9842) gets the new one as the difference. Cache-Control comes from
+// middleware.CacheControl, whose default rules make hashed names immutable.
+func Example_compressionDictionaries() {
+	dir, err := os.MkdirTemp("", "jaws-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Mkdir(filepath.Join(dir, "assets"), 0o755)
+	build := func(release int) (name string, data []byte) {
+		var b strings.Builder
+		for i := range 2000 {
+			fmt.Fprintf(&b, "export const v%d = %d;\n", i, i*7)
+		}
+		fmt.Fprintf(&b, "export const release = %d;\n", release) // the one line a deploy changed
+		sum := sha256.Sum256([]byte(b.String()))
+		name = "assets/app." + hex.EncodeToString(sum[:4]) + ".js"
+		os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644)
+		return name, []byte(b.String())
+	}
+	oldName, old := build(1)
+	newName, _ := build(2)
+
+	h, err := jaws.New(dir, jaws.Options{}) // dictionaries are on by default
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close()
+	site := middleware.CacheControl()(h)
+
+	get := func(name string, header ...string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", "/"+name, nil)
+		for i := 0; i < len(header); i += 2 {
+			r.Header.Set(header[i], header[i+1])
+		}
+		w := httptest.NewRecorder()
+		site.ServeHTTP(w, r)
+		return w
+	}
+	// Yesterday's visit: the old build, offered as a dictionary.
+	w := get(oldName, "Accept-Encoding", "gzip, deflate, br, zstd")
+	fmt.Printf("old build: %s\n  Use-As-Dictionary: %s\n  Vary: %s\n",
+		w.Header().Get("Content-Encoding"), w.Header().Get("Use-As-Dictionary"), w.Header().Get("Vary"))
+	// Today's: the browser names the dictionary it holds.
+	br := get(newName, "Accept-Encoding", "gzip, deflate, br, zstd")
+	sum := sha256.Sum256(old)
+	w = get(newName, "Accept-Encoding", "gzip, deflate, br, zstd, dcb, dcz",
+		"Available-Dictionary", ":"+base64.StdEncoding.EncodeToString(sum[:])+":")
+	fmt.Printf("new build: %s, under a tenth of br's size: %v\n", w.Header().Get("Content-Encoding"), w.Body.Len()*10 < br.Body.Len())
+	st := h.Stats()
+	fmt.Println("dcz responses:", st.DictionaryEncoded, "bytes saved:", st.DictionarySaved > 0)
+	// Output:
+	// old build: br
+	//   Use-As-Dictionary: match="/assets/app.*.js", match-dest=("script")
+	//   Vary: Accept-Encoding, Available-Dictionary
+	// new build: dcz, under a tenth of br's size: true
+	// dcz responses: 1 bytes saved: true
 }
 
 // An embed.FS is served from the program's own bytes: the usual

@@ -86,6 +86,9 @@ func newHandler(opts Options, open func(*sweeper) (source, error)) (*Handler, er
 	if lv := opts.Compression.Level; lv < LevelDefault || lv > LevelBest {
 		return nil, fmt.Errorf("jaws: unknown compression level %d", lv)
 	}
+	if _, err := parseVersionedNames(opts.Compression.VersionedNames); err != nil {
+		return nil, err
+	}
 	c, err := newCache(opts.CacheMaxBytes, int64(opts.CacheMaxFiles), opts.Revalidate)
 	if err != nil {
 		return nil, err
@@ -267,22 +270,24 @@ func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Ha
 	}
 	// An outer handler that set Content-Encoding encodes the body itself.
 	_, outerEncoded := w.Header()["Content-Encoding"]
+	var d dictUse // compression dictionaries (dictionary.go)
 	if !outerEncoded && h.variants.has(t.e) && !outerNegotiates(w) {
-		addVary(w.Header())
-		if v, ok := h.variants.choose(r, name, t.e, need); ok {
+		d = h.variants.dictFor(w.Header(), r, t.e, hashed)
+		h.variants.addVary(w.Header(), &d)
+		if v, ok := h.variants.choose(r, name, t.e, need, &d); ok {
 			t.close()
 			t = v
 		}
 	}
-	h.serveEntry(w, r, &t, outerEncoded, zeroCopy)
+	h.serveEntry(w, r, &t, outerEncoded, zeroCopy, &d)
 }
 
 // serveEntry answers for one regular file: validators, preconditions,
 // ranges, then the transfer. outerEncoded: an outer handler set
 // Content-Encoding and encodes what jaws writes; zeroCopy: the request may
 // take the zero-copy path (zeroCopyCandidate), if its response is large
-// enough.
-func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, outerEncoded, zeroCopy bool) {
+// enough; d what it makes of dictionaries.
+func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, outerEncoded, zeroCopy bool, d *dictUse) {
 	useRange, done := h.preconditions(w, r, t.e)
 	if done {
 		return
@@ -294,6 +299,7 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, 
 	if t.e.coding != identity {
 		h.variants.encoded.Add(1)
 	}
+	h.variants.respond(w.Header(), d, t.e, resp.status, r.Method)
 	if t.e.body == nil && r.Method != http.MethodHead {
 		// The descriptor the transfer reads: the shared one for zero-copy,
 		// else one of the request's own, where net/http can use sendfile.

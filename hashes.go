@@ -4,8 +4,10 @@ import (
 	"container/list"
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"io/fs"
+	"path"
 	"sync"
 )
 
@@ -232,4 +234,19 @@ func (t *hashTable) size() (records int, held int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.order.Len(), t.held
+}
+
+// hashLen is the hex digits of a hashed name: 64 bits of the SHA-256 of the
+// file's bytes, so two versions of one file collide with a chance of one in
+// 2^64.
+const hashLen = 16
+
+// hashedName inserts the first hashLen hex digits of sum into file's base
+// name, before its extension.
+func hashedName(file string, sum *[sha256.Size]byte) string {
+	ext := path.Ext(file)
+	if ext == path.Base(file) {
+		ext = "" // a name that is all extension (".bashrc") has none
+	}
+	return file[:len(file)-len(ext)] + "." + hex.EncodeToString(sum[:hashLen/2]) + ext
 }

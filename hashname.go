@@ -2,7 +2,6 @@ package jaws
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"io/fs"
@@ -12,11 +11,6 @@ import (
 
 	"github.com/jaws-go/jaws/internal/httprule"
 )
-
-// hashLen is the hex digits of a hashed name: 64 bits of the SHA-256 of the
-// file's bytes, so two versions of one file collide with a chance of one in
-// 2^64.
-const hashLen = 16
 
 // HashName returns name with a hash of the file's current content inserted
 // before its extension, in the same directory: "js/app.js" becomes
@@ -95,16 +89,6 @@ func (h *Handler) hashTarget(name string) (*entry, error) {
 }
 
 var errIsDir = errors.New("is a directory")
-
-// hashedName inserts the first hashLen hex digits of sum into file's base
-// name, before its extension.
-func hashedName(file string, sum *[sha256.Size]byte) string {
-	ext := path.Ext(file)
-	if ext == path.Base(file) {
-		ext = "" // a name that is all extension (".bashrc") has none
-	}
-	return file[:len(file)-len(ext)] + "." + hex.EncodeToString(sum[:hashLen/2]) + ext
-}
 
 // hashedCandidate is one way to read a name as hashedName's output.
 type hashedCandidate struct{ orig, hash string }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +26,35 @@ import (
 // uses stays in that file; the external tests (package jaws_test) have
 // theirs in helpers_ext_test.go. Directory trees and servers come from
 // internal/testsite.
+
+// Responses.
+
+// varyCase is a request and the status and Vary tokens its answer must
+// have.
+type varyCase struct {
+	name, method, target string
+	handler              http.Handler
+	header               []string
+	status               int
+	vary                 []string
+}
+
+// checkVary makes each case's request, in parallel subtests.
+func checkVary(t *testing.T, cases []varyCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := testsite.Serve(tt.handler, tt.method, tt.target, tt.header...)
+			if w.Code != tt.status {
+				t.Fatalf("%d, want %d", w.Code, tt.status)
+			}
+			if got := testsite.VaryTokens(w.Header()); !slices.Equal(got, tt.vary) {
+				t.Errorf("Vary %q, want %q", got, tt.vary)
+			}
+		})
+	}
+}
 
 // Files and handlers.
 

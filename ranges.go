@@ -113,7 +113,7 @@ func parseRangeSpec(spec string, size int64) (sp span, satisfiable, valid bool) 
 	}
 	first, last = textproto.TrimString(first), textproto.TrimString(last)
 	if first == "" {
-		n, ok := parseDigits(last)
+		n, ok := httprule.ParseDigits(last)
 		if !ok {
 			return span{}, false, false
 		}
@@ -123,13 +123,13 @@ func parseRangeSpec(spec string, size int64) (sp span, satisfiable, valid bool) 
 		n = min(n, size)
 		return span{off: size - n, n: n}, n > 0, true
 	}
-	start, ok := parseDigits(first)
+	start, ok := httprule.ParseDigits(first)
 	if !ok {
 		return span{}, false, false
 	}
 	end := int64(-1)
 	if last != "" {
-		if end, ok = parseDigits(last); !ok || end < start {
+		if end, ok = httprule.ParseDigits(last); !ok || end < start {
 			return span{}, false, false
 		}
 	}
@@ -140,27 +140,6 @@ func parseRangeSpec(spec string, size int64) (sp span, satisfiable, valid bool) 
 		end = size - 1
 	}
 	return span{off: start, n: end - start + 1}, true, true
-}
-
-// parseDigits parses 1*DIGIT. Values too large for int64 saturate, since a
-// position past any file is still valid syntax (§14.1.1).
-func parseDigits(s string) (int64, bool) {
-	if s == "" {
-		return 0, false
-	}
-	var n int64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if n > (1<<63-1-9)/10 {
-			n = 1<<63 - 1
-			continue
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, true
 }
 
 // coalesce merges spans that overlap or nearly touch, so the body never

@@ -47,7 +47,7 @@ func (r *representation) cost() int {
 var hdrAcceptRanges = []string{"bytes"}
 
 // hdrEncoding is the Content-Encoding value of each coding.
-var hdrEncoding = [numCodings][]string{nil, {"br"}, {"zstd"}, {"gzip"}}
+var hdrEncoding = [numCodings][]string{nil, {"br"}, {"zstd"}, {"gzip"}, {"dcz"}}
 
 // represent makes the representation of e, a file's own entry or a
 // sibling's, whose first bytes are head. Its ETag is its content's when its

@@ -25,6 +25,15 @@ type Stats struct {
 	// Encoded counts the 200/206 responses sent in a content coding (from
 	// a sibling or compressed), included in the path counts above.
 	Encoded uint64
+	// DictionaryEncoded counts the 200/206 responses sent compressed with
+	// a dictionary the client held (dcz, Compression.DisableDictionaries),
+	// included in Encoded; their compressions, once per version of a file
+	// and dictionary, are in Compressions.
+	DictionaryEncoded uint64
+	// DictionarySaved is the bytes those responses saved, for the whole
+	// bodies (GET 200s), on what each would otherwise have been sent: the
+	// br variant for a browser.
+	DictionarySaved uint64
 
 	// CacheBytes is what the cache holds now for files served from memory,
 	// by its cost accounting: bodies, headers and per-entry overhead. It
@@ -58,6 +67,9 @@ func (h *Handler) Stats() Stats {
 		CacheFiles:     cs.files,
 		Compressions:   h.variants.compressions.Load(),
 		Encoded:        h.variants.encoded.Load(),
+
+		DictionaryEncoded: h.variants.dict.encoded.Load(),
+		DictionarySaved:   h.variants.dict.saved.Load(),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -21,15 +22,16 @@ func siteFile(t testing.TB, name string) []byte {
 	return b
 }
 
-// appScript is the name of the demo's fingerprinted script in the site,
-// assets/app.HASH.js.
+// appScript is the name of the demo's current fingerprinted script,
+// assets/app.HASH.js, the one index.html loads (the previous release's
+// build is kept beside it, for docs/previous.html).
 func appScript(t *testing.T) string {
 	t.Helper()
-	names, err := fs.Glob(site, "assets/app.*.js")
-	if err != nil || len(names) != 1 {
-		t.Fatalf("want one assets/app.HASH.js in ../example/site, found %q (%v)", names, err)
+	m := regexp.MustCompile(`<script src="/(assets/app\.[0-9a-f]+\.js)"`).FindSubmatch(siteFile(t, "index.html"))
+	if m == nil {
+		t.Fatal("../example/site/index.html loads no /assets/app.HASH.js")
 	}
-	return names[0]
+	return string(m[1])
 }
 
 // siteName is the file of the demo site the app answers the URL path p

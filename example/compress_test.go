@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -15,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/jaws-go/jaws"
 	decodepkg "github.com/jaws-go/jaws/internal/decode"
@@ -33,6 +36,36 @@ func decode(t testing.TB, enc string, body []byte) []byte {
 		t.Fatalf("decoding %q: %v", enc, err)
 	}
 	return out
+}
+
+// decodeDcz is decode for a body that may be in dcz, compressed with dict
+// (RFC 9842 §5: 40 bytes naming the dictionary, then a zstd frame made
+// with it).
+func decodeDcz(t testing.TB, enc string, body, dict []byte) []byte {
+	t.Helper()
+	if enc != "dcz" {
+		return decode(t, enc, body)
+	}
+	if sum := sha256.Sum256(dict); len(body) < 40 || !bytes.Equal(body[8:40], sum[:]) {
+		t.Fatalf("a dcz body of %d bytes that does not name the dictionary", len(body))
+	}
+	d, err := zstd.NewReader(nil, zstd.WithDecoderDictRaw(0, dict))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	out, err := d.DecodeAll(body[40:], nil)
+	if err != nil {
+		t.Fatalf("decoding dcz: %v", err)
+	}
+	return out
+}
+
+// dictionaryHeld is the Available-Dictionary of a browser holding the
+// site's file name as a dictionary.
+func dictionaryHeld(t testing.TB, name string) http.Header {
+	sum := sha256.Sum256(siteFile(t, name))
+	return http.Header{"Available-Dictionary": {":" + base64.StdEncoding.EncodeToString(sum[:]) + ":"}}
 }
 
 // TestPrecompressedSiblings: every precompressed sibling in the demo site

@@ -23,7 +23,10 @@
 // no-cache for HTML) and reaches jaws with no compressor in between: jaws
 // negotiates Accept-Encoding itself, serves precompressed siblings (the
 // demo ships assets/app.*.js.br) and compresses other text once, while
-// large files of a -root directory keep the zero-copy path. Only the API's
+// large files of a -root directory keep the zero-copy path. The demo keeps
+// its script's previous build beside the current one, as deploys keep
+// them: a browser that loaded it (docs/previous.html does) gets the current
+// build as the difference from it, a compression dictionary (RFC 9842). Only the API's
 // JSON goes through a compressing wrapper. The 404 page is a template that
 // links the stylesheet by the name Handler.HashName gives it, so that it too
 // is cached as immutable. SIGINT or SIGTERM shuts the server down

@@ -137,32 +137,52 @@ func siteFile(t testing.TB, name string) []byte {
 	return b
 }
 
-// appScript is the name of the demo's fingerprinted script in the site,
-// assets/app.HASH.js.
-func appScript(t *testing.T) string {
+// loadedScript matches the script a page loads.
+var loadedScript = regexp.MustCompile(`<script src="/(assets/app\.[0-9a-f]+\.js)"`)
+
+// appScript is the name of the demo's current fingerprinted script, the
+// assets/app.HASH.js index.html loads.
+func appScript(t testing.TB) string { return scriptOf(t, "index.html") }
+
+// previousScript is the previous release's build of the script, kept
+// beside the current one as deploys keep them: the one docs/previous.html
+// loads.
+func previousScript(t testing.TB) string { return scriptOf(t, "docs/previous.html") }
+
+// scriptOf is the assets/app.HASH.js the site's page loads.
+func scriptOf(t testing.TB, page string) string {
 	t.Helper()
-	names, err := fs.Glob(site, "site/assets/app.*.js")
-	if err != nil || len(names) != 1 {
-		t.Fatalf("want one site/assets/app.HASH.js, found %q (%v)", names, err)
+	m := loadedScript.FindSubmatch(siteFile(t, page))
+	if m == nil {
+		t.Fatalf("%s loads no /assets/app.HASH.js", page)
 	}
-	return strings.TrimPrefix(names[0], "site/")
+	return string(m[1])
 }
 
-// TestFingerprint: the script's name carries the hash of its content, as a
-// build tool would write it, so the immutable cache rule is honest; and the
-// index page loads that name.
+// TestFingerprint: each build of the script is named by the hash of its
+// content, as a build tool would write it, so the immutable cache rule is
+// honest; the index page loads the current build and docs/previous.html
+// the one before, and the site has those two.
 func TestFingerprint(t *testing.T) {
 	t.Parallel()
-	name := appScript(t)
-	sum := sha256.Sum256(siteFile(t, name))
-	if want := "assets/app." + hex.EncodeToString(sum[:])[:8] + ".js"; name != want {
-		t.Errorf("site/%s holds content whose name is %s: rename it and update index.html", name, want)
+	names, err := fs.Glob(site, "site/assets/app.*.js")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !jawsmw.Fingerprinted("/" + name) {
-		t.Errorf("%s is not taken for a fingerprinted name", name)
+	for i, name := range names {
+		name = strings.TrimPrefix(name, "site/")
+		names[i] = name
+		sum := sha256.Sum256(siteFile(t, name))
+		if want := "assets/app." + hex.EncodeToString(sum[:])[:8] + ".js"; name != want {
+			t.Errorf("site/%s holds content whose name is %s: rename it and update the page that loads it", name, want)
+		}
+		if !jawsmw.Fingerprinted("/" + name) {
+			t.Errorf("%s is not taken for a fingerprinted name", name)
+		}
 	}
-	if !strings.Contains(string(siteFile(t, "index.html")), `src="/`+name+`"`) {
-		t.Errorf("index.html does not load /%s", name)
+	cur, prev := appScript(t), previousScript(t)
+	if want := []string{cur, prev}; len(names) != 2 || !contains(names, cur) || !contains(names, prev) || cur == prev {
+		t.Errorf("site/assets has the builds %q; want the current and the previous, %q", names, want)
 	}
 }
 
@@ -204,7 +224,15 @@ func TestRunDemoSite(t *testing.T) {
 		{name: "stylesheet", method: "GET", path: "assets/style.css", wantStatus: 200, wantType: mime.TypeByExtension(".css"), wantBody: css,
 			wantHeader: map[string]string{"Content-Length": strconv.Itoa(len(css)), "Accept-Ranges": "bytes", "Cache-Control": "", "Vary": "Accept-Encoding"}},
 		{name: "fingerprinted script", method: "GET", path: script, wantStatus: 200, wantType: mime.TypeByExtension(".js"), wantBody: siteFile(t, script),
-			wantHeader: map[string]string{"Cache-Control": "public, max-age=31536000, immutable", "Vary": "Accept-Encoding"}},
+			wantHeader: map[string]string{"Cache-Control": "public, max-age=31536000, immutable", "Vary": "Accept-Encoding, Available-Dictionary",
+				"Use-As-Dictionary": `match="/assets/app.*.js", match-dest=("script")`}},
+		// The previous build, kept beside it, is a dictionary for it: a
+		// browser that holds it gets the difference (dcz).
+		{name: "previous build", method: "GET", path: previousScript(t), header: ae("gzip, deflate, br, zstd"), wantStatus: 200, wantBody: siteFile(t, previousScript(t)), wantCoding: "br",
+			wantHeader: map[string]string{"Vary": "Accept-Encoding, Available-Dictionary", "Use-As-Dictionary": `match="/assets/app.*.js", match-dest=("script")`}},
+		{name: "script as the difference", method: "GET", path: script, header: ae("gzip, deflate, br, zstd, dcb, dcz", dictionaryHeld(t, previousScript(t))),
+			wantStatus: 200, wantType: mime.TypeByExtension(".js"), wantBody: siteFile(t, script), wantCoding: "dcz",
+			wantHeader: map[string]string{"Vary": "Accept-Encoding, Available-Dictionary", "Cache-Control": "public, max-age=31536000, immutable"}},
 		{name: "logo", method: "GET", path: "assets/logo.svg", wantStatus: 200, wantType: mime.TypeByExtension(".svg"), wantBody: siteFile(t, "assets/logo.svg")},
 		{name: "video range", method: "GET", path: "assets/video.webm", header: http.Header{"Range": {"bytes=1000-"}}, wantStatus: 206, wantType: "video/webm", wantBody: clip[1000:],
 			wantHeader: map[string]string{"Content-Range": fmt.Sprintf("bytes 1000-%d/%d", len(clip)-1, len(clip))}},
@@ -271,7 +299,8 @@ func TestRunDemoSite(t *testing.T) {
 					t.Errorf("Content-Length %q for a body of %d bytes", n, len(body))
 				}
 				if tc.wantBody != nil {
-					if plain := decode(t, enc, body); string(plain) != string(tc.wantBody) {
+					plain := decodeDcz(t, enc, body, siteFile(t, previousScript(t)))
+					if string(plain) != string(tc.wantBody) {
 						t.Errorf("body (Content-Encoding %q) is %d bytes %.40q..., want %d bytes %.40q...", enc, len(plain), plain, len(tc.wantBody), tc.wantBody)
 					}
 				}
@@ -295,7 +324,7 @@ func TestRunDemoSite(t *testing.T) {
 					bodyBytes += uint64(len(body)) // jaws counts what it wrote, compressed or not
 					if enc != "" {
 						encoded++
-						if tc.name != "precompressed sibling" {
+						if tc.name != "precompressed sibling" && tc.name != "previous build" {
 							compressed[enc+" "+string(tc.wantBody)] = true
 						}
 					}

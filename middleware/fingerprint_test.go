@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/jaws-go/jaws"
+	"github.com/jaws-go/jaws/internal/httprule"
 	"github.com/jaws-go/jaws/internal/testsite"
 )
 
@@ -157,7 +158,7 @@ func TestFingerprintedOrdinaryNames(t *testing.T) {
 // TestFingerprintedBundlers reads the names real builds emitted (see
 // testdata/bundlers/regen.sh): index.html and the files copied as they are
 // must not be taken for hashed ones; every hashed name must be, except
-// those whose 8-character hash reads as a name (nameLike), at about the
+// those whose 8-character hash reads as a name (httprule.NameLike), at about the
 // rate TestFingerprintedMissRate measures on random hashes.
 func TestFingerprintedBundlers(t *testing.T) {
 	t.Parallel()
@@ -185,7 +186,7 @@ func TestFingerprintedBundlers(t *testing.T) {
 					hashed++
 					m := dashHash.FindStringSubmatch(name)
 					switch {
-					case m != nil && nameLike(m[1]):
+					case m != nil && httprule.NameLike(m[1]):
 						missed++
 						if got {
 							t.Errorf("%s: %s: hash %s reads as a name, yet the name was taken", bundler, name, m[1])

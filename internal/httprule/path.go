@@ -70,6 +70,33 @@ func NeedlessEscape(raw string) bool {
 
 func isLowerHex(c byte) bool { return 'a' <= c && c <= 'f' }
 
+// UnescapesTo reports whether raw, a percent-encoded URL path or part of
+// one, decodes to want: each escape as the byte it stands for, the rest as
+// it is. A malformed escape decodes to nothing.
+func UnescapesTo(raw, want string) bool {
+	j := 0
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c == '%' {
+			if i+2 >= len(raw) {
+				return false
+			}
+			hi, ok1 := unhex(raw[i+1])
+			lo, ok2 := unhex(raw[i+2])
+			if !ok1 || !ok2 {
+				return false
+			}
+			c = hi<<4 | lo
+			i += 2
+		}
+		if j == len(want) || want[j] != c {
+			return false
+		}
+		j++
+	}
+	return j == len(want)
+}
+
 func unhex(c byte) (byte, bool) {
 	switch {
 	case '0' <= c && c <= '9':
