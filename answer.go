@@ -1,0 +1,133 @@
+package jaws
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Answering for one regular file, once it is found: its validators and the
+// request's preconditions, the plan of its body (ranges), and the transfer.
+
+// serveEntry answers for one regular file: validators, preconditions,
+// ranges, then the transfer. outerEncoded: an outer handler set
+// Content-Encoding and encodes what jaws writes; zeroCopy: the request may
+// take the zero-copy path (zeroCopyCandidate), if its response is large
+// enough; d what it makes of dictionaries.
+func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, outerEncoded, zeroCopy bool, d *dictUse) {
+	useRange, done := h.preconditions(w, r, t.e)
+	if done {
+		return
+	}
+	resp, ok := h.plan(w, r, t.e, useRange, outerEncoded)
+	if !ok {
+		return
+	}
+	if t.e.coding != identity {
+		h.variants.encoded.Add(1)
+	}
+	h.variants.respond(w.Header(), d, t.e, resp.status, r.Method)
+	if t.e.body == nil && r.Method != http.MethodHead {
+		// The descriptor the transfer reads: the shared one for zero-copy,
+		// else one of the request's own, where net/http can use sendfile.
+		resp.zeroCopy = zeroCopy && !resp.transformed && h.tx.zeroCopySize(resp.length)
+		if err := h.store.acquire(t, resp.zeroCopy); err != nil {
+			h.fail(w, err)
+			return
+		}
+	}
+	h.tx.send(w, r, t, &resp)
+}
+
+// preconditions sets e's validators and evaluates the request's
+// preconditions against them (RFC 9110 §13.2.2), answering a 304 or 412
+// itself (done); useRange reports whether a Range may be honoured.
+func (h *Handler) preconditions(w http.ResponseWriter, r *http.Request, e *entry) (useRange, done bool) {
+	hdr := w.Header()
+	mod, lastMod := e.info.ModTime(), e.rep.hdrLastModified
+	if e.rep.mtimeAhead {
+		// RFC 9110 §8.8.2.1: a Last-Modified later than Date must be
+		// replaced by Date. The dates of preconditions still compare with
+		// the file's own, which is later than any date this server sent:
+		// If-Modified-Since never gets a 304 for a file changed since (a
+		// touch to an hour ahead, as net/http's TestDirectoryIfNotModified
+		// does), and If-Range by date never matches.
+		if now := time.Now(); mod.After(now) {
+			lastMod = []string{now.UTC().Format(http.TimeFormat)}
+		}
+	}
+	if lastMod != nil {
+		hdr["Last-Modified"] = lastMod
+	}
+	// An ETag set by an outer handler is the one preconditions compare
+	// with, as in http.ServeContent: how an application pins validators
+	// to a release.
+	etag := keepOuter(hdr, "Etag", e.rep.hdrETag)
+	status, useRange := evalPreconditions(r.Method, r.Header, etag, mod)
+	switch status {
+	case http.StatusNotModified:
+		writeNotModified(w)
+		return false, true
+	case http.StatusPreconditionFailed:
+		// Not the file: an outer policy for it (a year of immutable
+		// caching) must not stick to the refusal.
+		delete(hdr, "Cache-Control")
+		w.WriteHeader(status)
+		return false, true
+	}
+	return useRange, false
+}
+
+// plan lays out the response for e (RFC 9110 §14: the range, if one is to be
+// honoured, or several as multipart/byteranges) and sets its headers,
+// answering a 416 itself (ok false).
+func (h *Handler) plan(w http.ResponseWriter, r *http.Request, e *entry, useRange, outerEncoded bool) (response, bool) {
+	hdr := w.Header()
+	// A Content-Type set by an outer handler wins, as in http.ServeContent.
+	ctype := keepOuter(hdr, "Content-Type", e.rep.hdrCtype)
+	size := e.size()
+	rangeHdr := ""
+	if useRange {
+		rangeHdr = first(r.Header, "Range")
+	}
+	maxRanges := h.opts.MaxRanges
+	switch {
+	case e.body == nil && !e.seekable:
+		maxRanges = -1 // a file that can only be read from its start: all of it
+	case e.coding != identity && maxRanges > 1:
+		// Content-Encoding would label the whole multipart/byteranges
+		// body, which is not encoded; clients fail to decode it. One range
+		// of the encoded bytes is fine; several get the whole variant
+		// (RFC 9110 §14.2 lets a server ignore a Range).
+		maxRanges = 1
+	}
+	resp := planResponse(rangeHdr, size, ctype, maxRanges)
+	if resp.status == http.StatusRequestedRangeNotSatisfiable {
+		hdr.Set("Content-Range", unsatisfiedRange(size))
+		h.serveErrorText(w, resp.status, resp.reason)
+		return resp, false
+	}
+	hdr["Accept-Ranges"] = hdrAcceptRanges
+	switch {
+	case resp.mp != nil:
+		hdr.Set("Content-Type", resp.mp.contentType)
+	case resp.status == http.StatusPartialContent:
+		hdr.Set("Content-Range", resp.part.contentRange(size))
+	}
+	if e.rep.hdrEncoding != nil {
+		hdr["Content-Encoding"] = e.rep.hdrEncoding
+	}
+	if e.rep.hdrDigest != nil {
+		hdr["Repr-Digest"] = e.rep.hdrDigest
+	}
+	// As in http.ServeContent: an outer handler that set Content-Encoding is
+	// transforming the body, so its length is unknown unless this is a range.
+	switch {
+	case resp.status == http.StatusPartialContent:
+		hdr.Set("Content-Length", strconv.FormatInt(resp.length, 10))
+	case !outerEncoded:
+		hdr["Content-Length"] = e.rep.hdrLength
+	}
+	resp.transformed = outerEncoded
+	return resp, true
+}
