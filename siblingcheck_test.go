@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"log"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -68,6 +69,16 @@ var siblingSizes = []struct {
 	{"disk, prefix", 200 << 10, Options{CacheMaxFileSize: 8 << 10}},
 }
 
+// skipHeldRename skips a case that renames a file over one jaws holds open
+// (a file sent from disk keeps its shared descriptor): Wine, where the
+// Windows tests run, refuses such a rename (Access denied) whatever the
+// descriptor's sharing mode.
+func skipHeldRename(t *testing.T, size string) {
+	if runtime.GOOS == "windows" && size != "memory" {
+		t.Skip("Wine refuses a rename over a file held open")
+	}
+}
+
 // siblingSite serves file and its sibling in c, both with compressMtime, and
 // logs to the returned buffer; get serves file in c, the cache synced after.
 func siblingSite(t *testing.T, opts Options, file string, orig, packed []byte, c coding) (s *testsite.Site, h *Handler, logged *testsite.SyncBuffer, get func() *httptest.ResponseRecorder) {
@@ -111,6 +122,7 @@ func TestStaleSiblingNotServed(t *testing.T) {
 			for _, compress := range []bool{true, false} {
 				t.Run(fmt.Sprintf("%s/%v/compression=%v", size.name, c, compress), func(t *testing.T) {
 					t.Parallel()
+					skipHeldRename(t, size.name)
 					old, cur := jsText(size.n, 20), jsText(size.n, 21)
 					file := checkName(t, ".js")
 					sib := file + codingExts[c]
@@ -357,6 +369,7 @@ func TestSiblingRechecked(t *testing.T) {
 		for _, c := range codingCases {
 			t.Run(size.name+"/"+c.String(), func(t *testing.T) {
 				t.Parallel()
+				skipHeldRename(t, size.name)
 				src := jsText(size.n, 29)
 				file := checkName(t, ".js")
 				sib := file + codingExts[c]
