@@ -13,7 +13,7 @@ package e2e
 // binary). Without it the test skips, except in CI (CI=true), where it
 // fails. To refresh the screenshot in docs/ (from this directory):
 //
-//	go test -run TestBrowser -screenshot ../docs/screenshot.png
+//	go test -run '^TestBrowser$' -screenshot ../docs/screenshot.png
 
 import (
 	"bytes"
@@ -54,6 +54,42 @@ func chromiumPath() string {
 	return ""
 }
 
+// needChromium returns the browser's path, or skips the test without one,
+// except in CI (CI=true), where it fails.
+func needChromium(t *testing.T) string {
+	t.Helper()
+	exe := chromiumPath()
+	if exe == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true and no Chromium found: install Debian's chromium package or set JAWS_CHROMIUM")
+		}
+		t.Skip("no Chromium found (install Debian's chromium package or set JAWS_CHROMIUM)")
+	}
+	return exe
+}
+
+// browserOptions are the flags the browser tests run Chromium with:
+// headless, in a container (no sandbox, no GPU, a small /dev/shm), with a
+// fresh profile of its own, and nothing that talks to the network but the
+// test's own requests; then extra.
+func browserOptions(t *testing.T, exe string, extra ...chromedp.ExecAllocatorOption) []chromedp.ExecAllocatorOption {
+	return append([]chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-dev-shm-usage", true), // /dev/shm is small in containers
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(960, 640),
+	}, extra...)
+}
+
 // exchange is one request the browser made and what came back.
 type exchange struct {
 	url, method string
@@ -63,7 +99,8 @@ type exchange struct {
 	header      network.Headers // response headers
 	failed      string          // the error of a failed load
 	canceled    bool
-	done        bool // finished or failed
+	done        bool  // finished or failed
+	wire        int64 // bytes received for it, headers included (Network.loadingFinished's encodedDataLength)
 }
 
 // netlog collects the browser's network events, by request.
@@ -165,7 +202,9 @@ func watch(ctx context.Context) *netlog {
 	})
 	follow(func(yield func(network.RequestID, func(*exchange)) bool) {
 		for ev, err := range finished {
-			if err != nil || !yield(ev.RequestID, func(x *exchange) { x.done = true }) {
+			if err != nil || !yield(ev.RequestID, func(x *exchange) {
+				x.done, x.wire = true, int64(ev.EncodedDataLength)
+			}) {
 				return
 			}
 		}
@@ -197,13 +236,7 @@ func pathOf(base, u string) string {
 }
 
 func TestBrowser(t *testing.T) {
-	exe := chromiumPath()
-	if exe == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true and no Chromium found: install Debian's chromium package or set JAWS_CHROMIUM")
-		}
-		t.Skip("no Chromium found (install Debian's chromium package or set JAWS_CHROMIUM)")
-	}
+	exe := needChromium(t)
 	ex := startExample(t)
 	base := ex.url
 	script := appScript(t)
@@ -212,21 +245,7 @@ func TestBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	// Canceling the allocator's context ends the browser's process.
-	ctx, closeBrowser := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(exe),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-dev-shm-usage", true), // /dev/shm is small in containers
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(960, 640),
-	)
+	ctx, closeBrowser := chromedp.NewExecAllocator(ctx, browserOptions(t, exe)...)
 	defer closeBrowser()
 	ctx, cancel = chromedp.NewContext(ctx, chromedp.WithLogf(t.Logf))
 	defer cancel()

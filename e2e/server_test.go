@@ -25,29 +25,29 @@ type example struct {
 // startExample builds ../example as a user would (go build, in the jaws
 // module; with -race when the test has it) and runs it on a free port with its request log on (-log), as
 //
-//	go run ./example -addr 127.0.0.1:0 -log
+//	go run ./example -addr 127.0.0.1:0 -log [args...]
 //
-// and returns once it prints the URL it serves on. stop sends it SIGINT,
+// (args such as -root DIR) and returns once it prints the URL it serves on. stop sends it SIGINT,
 // waits for its graceful shutdown and returns what it wrote to stderr, one
 // line each: the request log (chi's, one line per request, written when the
 // request is done) and the handler's errors, if any. It also runs at cleanup.
-func startExample(t *testing.T) *example {
+func startExample(t *testing.T, args ...string) *example {
 	t.Helper()
 	exe := filepath.Join(t.TempDir(), "example")
 	if runtime.GOOS == "windows" {
 		exe += ".exe"
 	}
-	args := []string{"build", "-o", exe}
+	goArgs := []string{"build", "-o", exe}
 	if raceEnabled {
-		args = append(args, "-race")
+		goArgs = append(goArgs, "-race")
 	}
-	build := exec.Command("go", append(args, ".")...)
+	build := exec.Command("go", append(goArgs, ".")...)
 	build.Dir = filepath.Join("..", "example")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ../example: %v\n%s", err, out)
 	}
 
-	cmd := exec.Command(exe, "-addr", "127.0.0.1:0", "-log")
+	cmd := exec.Command(exe, append([]string{"-addr", "127.0.0.1:0", "-log"}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -117,6 +117,7 @@ type logged struct {
 	method, path string
 	status       int
 	bytes        int64
+	coding       string // jaws's lines: the body's content coding, "" for none
 }
 
 // requestLine is a line of chi's request log (middleware.DefaultLogFormatter
@@ -129,7 +130,7 @@ var requestLine = regexp.MustCompile(`"([A-Z]+) (\S+) HTTP/[0-9.]+" from \S+ - (
 // slog's text handler), which the example writes for its site's files:
 //
 //	time=... level=INFO msg=jaws method=GET path=/assets/video.webm status=206 bytes=65536 duration=1.2ms transfer=fallback coding=""
-var accessLine = regexp.MustCompile(`msg=jaws method=([A-Z]+) path=(\S+) status=([0-9]{3}) bytes=([0-9]+) `)
+var accessLine = regexp.MustCompile(`msg=jaws method=([A-Z]+) path=(\S+) status=([0-9]{3}) bytes=([0-9]+) .* coding="?([a-z]*)"?$`)
 
 // parseRequest reads a request log line, chi's or jaws's; ok is false for
 // other lines.
@@ -138,6 +139,7 @@ func parseRequest(line string) (r logged, ok bool) {
 		r.method, r.path = m[1], m[2]
 		r.status, _ = strconv.Atoi(m[3])
 		r.bytes, _ = strconv.ParseInt(m[4], 10, 64)
+		r.coding = m[5]
 		return r, true
 	}
 	m := requestLine.FindStringSubmatch(line)
