@@ -6,6 +6,7 @@ import (
 	"log"
 	"net/http"
 	"runtime"
+	"strings"
 	"sync/atomic"
 
 	"github.com/jaws-go/jaws/internal/httprule"
@@ -204,40 +205,50 @@ var (
 // handler put there (Accept, say), unless the field lists it, or "*",
 // already (httprule.ListContains: ASCII case-insensitively, as tokens
 // compare).
-func addVary(hdr http.Header) {
-	v, ok := hdr["Vary"]
-	if !ok {
-		hdr["Vary"] = hdrVary
-		return
-	}
-	if httprule.ListContains(v, "Accept-Encoding") || httprule.ListContains(v, "*") {
-		return
-	}
-	hdr["Vary"] = append(v[:len(v):len(v)], "Accept-Encoding")
-}
+func addVary(hdr http.Header) { addVaryTokens(hdr, hdrVary) }
 
 // addVaryDict adds Accept-Encoding and Available-Dictionary to the Vary
 // field, as every response of a path that offers or uses dictionaries
-// carries them (RFC 9842 §6.2), keeping what an outer handler put there,
-// unless the field lists them, or "*", already.
-func addVaryDict(hdr http.Header) {
+// carries them (RFC 9842 §6.2), keeping what an outer handler put there.
+func addVaryDict(hdr http.Header) { addVaryTokens(hdr, hdrVaryDict) }
+
+// addVaryTokens sets Vary to own, a value of one or more tokens, where an
+// outer handler set none; else adds the tokens of own the field lacks, in
+// one line with the outer handler's (nginx before 1.23 keeps a cached
+// response apart by the last Vary line alone: behind gzhttp, which sets
+// "Vary: Accept-Encoding" first, a second line would let it hand a dcz body
+// to a client without the dictionary), unless the field lists "*".
+func addVaryTokens(hdr http.Header, own []string) {
 	v, ok := hdr["Vary"]
 	if !ok {
-		hdr["Vary"] = hdrVaryDict
+		hdr["Vary"] = own
 		return
 	}
 	if httprule.ListContains(v, "*") {
 		return
 	}
-	ae, ad := httprule.ListContains(v, "Accept-Encoding"), httprule.ListContains(v, "Available-Dictionary")
-	switch {
-	case ae && ad:
-		return
-	case ae:
-		hdr["Vary"] = append(v[:len(v):len(v)], "Available-Dictionary")
-	case ad:
-		hdr["Vary"] = append(v[:len(v):len(v)], "Accept-Encoding")
-	default:
-		hdr["Vary"] = append(v[:len(v):len(v)], hdrVaryDict[0])
+	var b strings.Builder
+	b.Grow(len(own[0]) + 2*len(v) + 2 + func() (n int) {
+		for _, s := range v {
+			n += len(s)
+		}
+		return n
+	}())
+	for i, s := range v {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(s)
+	}
+	added := false
+	for tok := range strings.SplitSeq(own[0], ",") {
+		if tok = strings.TrimSpace(tok); !httprule.ListContains(v, tok) {
+			b.WriteString(", ")
+			b.WriteString(tok)
+			added = true
+		}
+	}
+	if added || len(v) > 1 {
+		hdr["Vary"] = []string{b.String()}
 	}
 }
