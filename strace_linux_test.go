@@ -18,6 +18,7 @@ func TestStraceHitOpensNothing(t *testing.T) {
 		straceChild(t, dir)
 		return
 	}
+	t.Parallel() // the child runs alone, in a process of its own
 	dir := t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
 	must(t, os.WriteFile(filepath.Join(dir, "hit.txt"), []byte("top"), 0o644))
@@ -65,6 +66,7 @@ func TestStraceZeroCopy(t *testing.T) {
 		straceZeroCopyChild(t, dir)
 		return
 	}
+	t.Parallel() // the child runs alone, in a process of its own
 	dir := t.TempDir()
 	const size = 1 << 20
 	must(t, os.WriteFile(filepath.Join(dir, "big.bin"), randomBytes(size), 0o644))
@@ -180,6 +182,7 @@ func TestStraceMissLooksForNoLinks(t *testing.T) {
 		os.Open("/nonexistent/jaws-strace-end")
 		return
 	}
+	t.Parallel() // the child runs alone, in a process of its own
 	dir := t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
 	lines := underStrace(t, "TestStraceMissLooksForNoLinks", "JAWS_STRACE_MISS", dir, "openat,newfstatat,fstatat64,statx")
