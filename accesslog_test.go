@@ -90,8 +90,8 @@ func TestAccessLog(t *testing.T) {
 			t.Errorf("%s: record %+v; response %d with %d bytes, want %+v", c.name, got, resp.StatusCode, len(body), c.want)
 		}
 	}
-	if st := h.Stats(); st.ZeroCopy.Responses != 2 {
-		t.Errorf("%d zero-copy responses with a log, want 2", st.ZeroCopy.Responses)
+	if n := zeroCopied(h, 2); n != 2 {
+		t.Errorf("%d zero-copy responses with a log, want 2", n)
 	}
 	lines := strings.Split(strings.TrimSpace(logBuf.String()), "\n")
 	if len(lines) != 11 {
@@ -113,10 +113,13 @@ func TestAccessLog(t *testing.T) {
 }
 
 // TestAccessLogAbort: a client that goes away mid-transfer gets a record
-// with the bytes sent before it went, fewer than the file's.
+// with the bytes sent before it went, fewer than the file's. The file is
+// four times Linux's default ceiling of a send buffer (tcp_wmem, 4 MiB), so
+// the transfer is mid-file when the client goes; where buffers hold more,
+// the record's count says so.
 func TestAccessLogAbort(t *testing.T) {
 	t.Parallel()
-	big := testsite.Random(64<<20, 2)
+	big := testsite.Random(16<<20, 2)
 	site := testsite.New(t).FileAt("big.bin", big, diffMtime)
 	rs := newRecords()
 	h := newHandler(t, site.Root, jaws.Options{OnResponse: rs.add})

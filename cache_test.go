@@ -166,9 +166,11 @@ func TestCacheAdmissionKeepsHotSet(t *testing.T) {
 	dir := t.TempDir()
 	prefix := uniqueName(t, "")
 	const hot, cold, size = 20, 400, 4 << 10
+	files := map[string][]byte{}
 	for i := range hot + cold {
-		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%d", prefix, i)), randomBytes(size), 0o644))
+		files[fmt.Sprintf("%s-%d", prefix, i)] = randomBytes(size)
 	}
+	writeFiles(t, dir, files)
 	// Room for the hot set and a little more.
 	h := newTestHandler(t, dir, Options{CacheMaxBytes: (hot + 10) * (size + 1024)})
 	for range 20 {
@@ -209,12 +211,14 @@ func TestCacheBudgetsApart(t *testing.T) {
 	}
 	dir := t.TempDir()
 	const small, large, maxFiles = 40, 600, 64
+	files := map[string][]byte{}
 	for i := range small {
-		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("s%d.bin", i)), randomBytes(2<<10), 0o644))
+		files[fmt.Sprintf("s%d.bin", i)] = randomBytes(2 << 10)
 	}
 	for i := range large {
-		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("l%d.bin", i)), randomBytes(8<<10), 0o644))
+		files[fmt.Sprintf("l%d.bin", i)] = randomBytes(8 << 10)
 	}
+	writeFiles(t, dir, files)
 	h := newTestHandler(t, dir, Options{CacheMaxFileSize: 4 << 10, CacheMaxBytes: small * (4 << 10),
 		CacheMaxFiles: maxFiles})
 	for range 10 {

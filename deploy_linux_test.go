@@ -59,20 +59,45 @@ const (
 
 // descriptorWait bounds the one wait of this suite. jaws lets go of the
 // descriptors of deleted or replaced files within a documented bound of one
-// second, requested again or not: that is a timer, so a test cannot ask for
-// it by a request, and this is the one place a test here polls, for up to
-// three times the bound.
-const descriptorWait = 3 * time.Second
+// second (sweepEvery), requested again or not: that is a timer, so a test
+// cannot ask for it by a request, and this is the one place a test here
+// polls. The suite's handlers sweep every deploySweep instead
+// (SetSweepEvery), so the descriptors go in tens of milliseconds, not in
+// one or two seconds a row; TestSweepEvery holds the second. The wait is
+// still up to three seconds, so a loaded machine does not fail it.
+const (
+	deploySweep    = 20 * time.Millisecond
+	descriptorWait = 3 * time.Second
+)
 
 // A row is one deploy pattern.
 type deployRow struct {
-	name string
-	run  func(t *testing.T)
+	name   string
+	run    func(t *testing.T)
+	mounts bool // the row mounts (mountOrSkip): TestDeployMounted runs it
 }
 
+// TestDeploy runs the rows that mount nothing, in parallel with the rest
+// of the suite.
 func TestDeploy(t *testing.T) {
+	t.Parallel()
+	runDeployRows(t, false)
+}
+
+// TestDeployMounted runs the rows that mount (as root; elsewhere they
+// skip). Not parallel: every handler's watcher sees the mount table
+// change, and the tests that want no stat per hit would be disturbed
+// (undisturbed, in watch_linux_test.go).
+func TestDeployMounted(t *testing.T) {
 	t.Cleanup(func() { checkUnmounted(t) })
+	runDeployRows(t, true)
+}
+
+func runDeployRows(t *testing.T, mounts bool) {
 	for _, row := range deployRows {
+		if row.mounts != mounts {
+			continue
+		}
 		t.Run(row.name, func(t *testing.T) {
 			t.Parallel()
 			row.run(t)
@@ -82,33 +107,33 @@ func TestDeploy(t *testing.T) {
 
 var deployRows = []deployRow{
 	// The root is a path that comes to name another directory.
-	{"root-symlink-swapped", deployRootSymlinkSwapped},
-	{"root-renamed-and-replaced", deployRootRenamed},
-	{"root-deleted-and-recreated", deployRootDeleted},
+	{"root-symlink-swapped", deployRootSymlinkSwapped, false},
+	{"root-renamed-and-replaced", deployRootRenamed, false},
+	{"root-deleted-and-recreated", deployRootDeleted, false},
 	// What the events do not report.
-	{"inotify-queue-overflow", deployQueueOverflow},
-	{"file-bind-mounted", deployFileBindMounted},
-	{"dir-bind-mounted-over-assets", deployDirBindMounted},
-	{"overlay-lower-rewritten", deployOverlayLower},
-	{"mapfs-same-size-no-modtime", deployMapFS},
+	{"inotify-queue-overflow", deployQueueOverflow, false},
+	{"file-bind-mounted", deployFileBindMounted, true},
+	{"dir-bind-mounted-over-assets", deployDirBindMounted, true},
+	{"overlay-lower-rewritten", deployOverlayLower, true},
+	{"mapfs-same-size-no-modtime", deployMapFS, false},
 	// Descriptors of deleted files.
-	{"large-files-deleted", deployLargeDeleted},
+	{"large-files-deleted", deployLargeDeleted, false},
 	// Patterns that are to pass, and to stay so.
-	{"rsync-temp-and-rename", deployRsync},
-	{"in-place-same-size-mtime-restored", deployInPlace},
-	{"cp-over", deployCopyOver},
-	{"editor-atomic-save", deployEditorSave},
-	{"git-checkout", deployGitCheckout},
-	{"tar-x-over", deployTarX},
-	{"subdir-swapped-by-rename", deploySubdirSwapped},
-	{"configmap-data-symlink-swap", deployConfigMap},
-	{"tmpfs-root", deployTmpfsRoot},
-	{"overlay-merged", deployOverlayMerged},
-	{"bind-mounted-root", deployBindMountedRoot},
-	{"newfs-dirfs", deployNewFSDirFS},
-	{"chtimes-only", deployChtimes},
-	{"chmod-000", deployChmod},
-	{"assets-swapped-100-times", deploySwapped100},
+	{"rsync-temp-and-rename", deployRsync, false},
+	{"in-place-same-size-mtime-restored", deployInPlace, false},
+	{"cp-over", deployCopyOver, false},
+	{"editor-atomic-save", deployEditorSave, false},
+	{"git-checkout", deployGitCheckout, false},
+	{"tar-x-over", deployTarX, false},
+	{"subdir-swapped-by-rename", deploySubdirSwapped, false},
+	{"configmap-data-symlink-swap", deployConfigMap, false},
+	{"tmpfs-root", deployTmpfsRoot, true},
+	{"overlay-merged", deployOverlayMerged, true},
+	{"bind-mounted-root", deployBindMountedRoot, true},
+	{"newfs-dirfs", deployNewFSDirFS, false},
+	{"chtimes-only", deployChtimes, false},
+	{"chmod-000", deployChmod, false},
+	{"assets-swapped-100-times", deploySwapped100, false},
 }
 
 // The rows. Each computes the new bytes first, then asks every server for
@@ -911,6 +936,7 @@ func (d *deploy) serve(root string) {
 	if err != nil {
 		d.t.Fatal(err)
 	}
+	j.SetSweepEvery(deploySweep)
 	d.t.Cleanup(func() { j.Close() })
 	d.addPeers(j, http.FileServer(http.Dir(root)))
 }
@@ -924,6 +950,7 @@ func (d *deploy) serveFS(fsys fs.FS, zeroCopy bool) {
 	if err != nil {
 		d.t.Fatal(err)
 	}
+	j.SetSweepEvery(deploySweep)
 	d.t.Cleanup(func() { j.Close() })
 	d.addPeers(j, http.FileServer(http.FS(fsys)))
 }
@@ -1343,8 +1370,8 @@ func (d *deploy) waitNoDeleted(step string) {
 			}
 			return
 		case time.Since(start) > descriptorWait:
-			d.t.Errorf("%s: %d descriptors of deleted files still open after %v (the bound is 1 s): %q",
-				step, len(deleted), descriptorWait, deleted)
+			d.t.Errorf("%s: %d descriptors of deleted files still open after %v (sweeping every %v): %q",
+				step, len(deleted), descriptorWait, deploySweep, deleted)
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -1435,7 +1462,7 @@ func inotifyWatches(dirs map[devIno]bool) (ours, all int) {
 // Mounts.
 
 // deployMounts holds every mount point the suite made, to check that none
-// is left when TestDeploy ends.
+// is left when TestDeployMounted ends.
 var deployMounts sync.Map
 
 // mountOrSkip mounts as mount(2) does, unmounted (lazily, MNT_DETACH) when
@@ -1443,6 +1470,9 @@ var deployMounts sync.Map
 // or the kernel says EPERM (or knows no such file system).
 func mountOrSkip(t *testing.T, source, target, fstype string, flags uintptr, data string) {
 	t.Helper()
+	if !strings.HasPrefix(t.Name(), "TestDeployMounted/") {
+		t.Fatalf("%s mounts: its row is to be marked so, for TestDeployMounted, which runs alone", t.Name())
+	}
 	if os.Geteuid() != 0 {
 		t.Skipf("mounting %s needs root (euid %d)", target, os.Geteuid())
 	}
@@ -1533,9 +1563,23 @@ func stripDir(files map[string][]byte, prefix string) map[string][]byte {
 // size in every version, or bigSize bytes for a .bin.
 func version(name string, ver int) []byte {
 	if strings.HasSuffix(name, ".bin") {
-		return testsite.Random(bigSize, seed(name, ver))
+		key := versionKey{name, ver}
+		v, ok := bigVersions.Load(key)
+		if !ok {
+			v, _ = bigVersions.LoadOrStore(key, testsite.Random(bigSize, seed(name, ver)))
+		}
+		return bytes.Clone(v.([]byte)) // the caller's own, as if made anew
 	}
 	return fmt.Appendf(nil, "%s, version %03d\n", name, ver)
+}
+
+// bigVersions holds the large versions made so far: the rows ask for the
+// same few again and again, and making one is a MiB of random bytes.
+var bigVersions sync.Map // versionKey -> []byte
+
+type versionKey struct {
+	name string
+	ver  int
 }
 
 func seed(name string, ver int) uint64 {

@@ -288,8 +288,8 @@ func TestDirFSZeroCopy(t *testing.T) {
 			t.Fatalf("%d, %d bytes", resp.StatusCode, len(body))
 		}
 	}
-	if st := h.Stats(); st.ZeroCopy.Responses != 2 {
-		t.Errorf("%d zero-copy responses, want 2: %+v", st.ZeroCopy.Responses, st)
+	if n := zeroCopied(h, 2); n != 2 {
+		t.Errorf("%d zero-copy responses, want 2: %+v", n, h.Stats())
 	}
 }
 

@@ -75,6 +75,18 @@ func newFSHandler(t testing.TB, fsys fs.FS, opts jaws.Options) *jaws.Handler {
 	return h
 }
 
+// zeroCopied is h's count of zero-copy responses once it is at least want,
+// or after five seconds. A transfer is counted when it ends, which is just
+// after its client has read the last byte: a test that reads a count once
+// its client has the body polls for it.
+func zeroCopied(h *jaws.Handler, want uint64) uint64 {
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		if n := h.Stats().ZeroCopy.Responses; n >= want || time.Now().After(end) {
+			return n
+		}
+	}
+}
+
 // mapFS copies the files under dir into an fstest.MapFS, mtimes and modes
 // included.
 func mapFS(t *testing.T, dir string) fstest.MapFS {

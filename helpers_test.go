@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -107,6 +110,43 @@ func zcSite(t *testing.T, o Options, sizes ...int) (dir string, h *Handler, file
 	return dir, newTestHandler(t, dir, o), files
 }
 
+// writeFiles writes files (names relative to dir, with their content)
+// into dir, which exists. They are made in a few directories of their
+// own at once, then renamed into dir: making a file takes its directory's
+// lock, and on a file system that has seen many deletions (ext4 without a
+// journal skips inodes deleted minutes ago, looking at each) a millisecond
+// of the kernel's time, so the tests not run in parallel that need
+// hundreds of files make them on every core. The tree is the same as if
+// each were written in place.
+func writeFiles(t *testing.T, dir string, files map[string][]byte) {
+	t.Helper()
+	const ways = 4
+	stage := tempDir(t)
+	names := slices.Sorted(maps.Keys(files))
+	var wg sync.WaitGroup
+	errs := make([]error, ways)
+	for w := range ways {
+		wg.Go(func() {
+			sub := filepath.Join(stage, strconv.Itoa(w))
+			if errs[w] = os.Mkdir(sub, 0o755); errs[w] != nil {
+				return
+			}
+			for i := w; i < len(names); i += ways {
+				if errs[w] = os.WriteFile(filepath.Join(sub, strconv.Itoa(i)), files[names[i]], 0o644); errs[w] != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	must(t, errors.Join(errs...))
+	for i, name := range names {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.Rename(filepath.Join(stage, strconv.Itoa(i%ways), strconv.Itoa(i)), p))
+	}
+}
+
 // tempDir is t.TempDir for the tests that also run under Wine (see
 // testsite.TempDir), and for fuzz targets (a *testing.F).
 func tempDir(tb testing.TB) string {
@@ -168,6 +208,52 @@ func dialRaw(t *testing.T, srv *httptest.Server) *rawConn {
 	must(t, err)
 	t.Cleanup(func() { c.Close() })
 	return &rawConn{c, bufio.NewReader(c)}
+}
+
+// tightBuffer is the socket buffer, each way, of the connections of tight
+// servers (startTight) and of tight raw clients (dialTight). A buffer set
+// no longer autotunes (Linux grows a send buffer up to tcp_wmem's 4 MiB,
+// and further where that is raised), so a body of a few times it is still
+// in flight when its client stops reading, on any machine: the tests of
+// stalled, aborted and interrupted transfers need no files of tens of MiB.
+const tightBuffer = 64 << 10
+
+// startTight starts an httptest server for h whose connections have socket
+// buffers of tightBuffer; config, if not nil, sets its http.Server up
+// first. It is closed when the test ends.
+func startTight(t *testing.T, h http.Handler, config func(*http.Server)) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener = tightListener{srv.Listener}
+	if config != nil {
+		config(srv.Config)
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+type tightListener struct{ net.Listener }
+
+func (l tightListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		tightenBuffers(tc)
+	}
+	return c, err
+}
+
+func tightenBuffers(c *net.TCPConn) {
+	c.SetWriteBuffer(tightBuffer)
+	c.SetReadBuffer(tightBuffer)
+}
+
+// dialTight is dialRaw with socket buffers of tightBuffer.
+func dialTight(t *testing.T, srv *httptest.Server) *rawConn {
+	t.Helper()
+	c := dialRaw(t, srv)
+	tightenBuffers(c.Conn.(*net.TCPConn))
+	return c
 }
 
 // send writes the requests in one write, so they arrive pipelined.
@@ -292,6 +378,47 @@ func countGoroutines() int {
 		}
 	}
 	return n
+}
+
+// goroutines lists the goroutines alive now, each by its id (never
+// reused), with its stack.
+func goroutines() map[string]string {
+	buf := make([]byte, 64<<10)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	all := map[string]string{}
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if rest, ok := strings.CutPrefix(g, "goroutine "); ok {
+			id, _, _ := strings.Cut(rest, " ")
+			all[id] = g
+		}
+	}
+	return all
+}
+
+// newGoroutines waits, polling for at most limit, until every goroutine
+// alive was alive in before, and returns the stacks of those that were not.
+// Stronger than comparing counts, which a goroutine of before that ends
+// can balance, and with nothing to settle first: a goroutine that is
+// ending when before is taken does not count.
+func newGoroutines(before map[string]string, limit time.Duration) []string {
+	for end := time.Now().Add(limit); ; time.Sleep(5 * time.Millisecond) {
+		var started []string
+		for id, g := range goroutines() {
+			if _, ok := before[id]; !ok {
+				started = append(started, g)
+			}
+		}
+		if len(started) == 0 || time.Now().After(end) {
+			return started
+		}
+	}
 }
 
 // onlyCacheRef reports whether name's shared descriptor is referenced by the

@@ -39,6 +39,7 @@ func TestSendfileCarriesBody(t *testing.T) {
 	if _, body := c.read(t, "GET"); len(body) != len(files["3145733.bin"]) {
 		t.Fatalf("%d bytes", len(body))
 	}
+	waitTransfers(t, h, 10*time.Second) // the hook sees the last call after its bytes may have been read
 	if moved := sendfileBytes.Load() - before; moved < size {
 		t.Errorf("sendfile moved %d bytes of a %d-byte body", moved, size)
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestStraceHitOpensNothing re-runs itself under strace and checks that
@@ -18,6 +19,7 @@ func TestStraceHitOpensNothing(t *testing.T) {
 		straceChild(t, dir)
 		return
 	}
+	t.Parallel() // the child runs alone, in a process of its own
 	dir := t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
 	must(t, os.WriteFile(filepath.Join(dir, "hit.txt"), []byte("top"), 0o644))
@@ -65,6 +67,7 @@ func TestStraceZeroCopy(t *testing.T) {
 		straceZeroCopyChild(t, dir)
 		return
 	}
+	t.Parallel() // the child runs alone, in a process of its own
 	dir := t.TempDir()
 	const size = 1 << 20
 	must(t, os.WriteFile(filepath.Join(dir, "big.bin"), randomBytes(size), 0o644))
@@ -122,6 +125,7 @@ func straceZeroCopyChild(t *testing.T, dir string) {
 		}
 	}
 	os.Open("/nonexistent/jaws-strace-end")
+	waitTransfers(t, h, 10*time.Second) // the last is counted once it ends, after its client read it
 	if s := h.Stats(); s.ZeroCopy.Responses != 5 {
 		t.Fatalf("%d zero-copy responses, want 5", s.ZeroCopy.Responses)
 	}
@@ -180,6 +184,7 @@ func TestStraceMissLooksForNoLinks(t *testing.T) {
 		os.Open("/nonexistent/jaws-strace-end")
 		return
 	}
+	t.Parallel() // the child runs alone, in a process of its own
 	dir := t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
 	lines := underStrace(t, "TestStraceMissLooksForNoLinks", "JAWS_STRACE_MISS", dir, "openat,newfstatat,fstatat64,statx")

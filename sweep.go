@@ -2,6 +2,7 @@ package jaws
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,6 +16,14 @@ const sweepEvery = time.Second
 // not at all otherwise: a handler that holds no descriptor has no timer.
 type sweeper struct {
 	jobs []func(now int64) (again bool)
+
+	// every, when not zero, is the interval in nanoseconds instead of
+	// sweepEvery, for tests (export_test.go: Handler.SetSweepEvery), so that
+	// what takes a second is seen in milliseconds. The jobs, which measure
+	// ages in sweepEvery (dirSource.sweep), are then given a clock ahead by
+	// sweepEvery less it: what is one interval old is a sweepEvery old to
+	// them.
+	every atomic.Int64
 
 	mu      sync.Mutex
 	timer   *time.Timer
@@ -30,14 +39,24 @@ func (s *sweeper) kick() {
 		return
 	}
 	s.running.Add(1)
-	s.timer = time.AfterFunc(sweepEvery, s.run)
+	s.timer = time.AfterFunc(s.interval(), s.run)
+}
+
+// interval is how long after a kick, or after a sweep that has more to
+// do, the jobs run: sweepEvery unless a test set every.
+func (s *sweeper) interval() time.Duration {
+	if d := s.every.Load(); d > 0 {
+		return time.Duration(d)
+	}
+	return sweepEvery
 }
 
 func (s *sweeper) run() {
 	defer s.running.Done()
 	again := false
+	ahead := int64(sweepEvery - s.interval()) // 0 but in tests (every)
 	for _, job := range s.jobs {
-		if job(unixNano()) {
+		if job(unixNano() + ahead) {
 			again = true
 		}
 	}
@@ -46,7 +65,7 @@ func (s *sweeper) run() {
 	s.timer = nil
 	if again && !s.stopped {
 		s.running.Add(1)
-		s.timer = time.AfterFunc(sweepEvery, s.run)
+		s.timer = time.AfterFunc(s.interval(), s.run)
 	}
 }
 

@@ -244,20 +244,27 @@ func TestZeroCopyOnlyWhereItApplies(t *testing.T) {
 }
 
 // TestZeroCopyStalledReader: a client that stops reading is cut off after
-// SendTimeout, and its transfer and descriptor reference are released.
+// SendTimeout (its body ends early), and its transfer and descriptor
+// reference are released. The connection has small socket buffers
+// (startTight, dialTight), so most of the file is unsent when it stalls.
 func TestZeroCopyStalledReader(t *testing.T) {
 	t.Parallel()
-	_, h, _ := zcSite(t, Options{SendTimeout: 100 * time.Millisecond}, 64<<20)
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	c := dialRaw(t, srv)
-	c.send(t, get11("/67108864.bin"))
-	if _, err := http.ReadResponse(c.br, nil); err != nil { // the header, then no more reading
+	const size = 2 << 20
+	_, h, _ := zcSite(t, Options{SendTimeout: 100 * time.Millisecond}, size)
+	srv := startTight(t, h, nil)
+	c := dialTight(t, srv)
+	c.send(t, get11("/2097152.bin"))
+	resp, err := http.ReadResponse(c.br, nil) // the header, then no more reading
+	if err != nil {
 		t.Fatal(err)
 	}
 	waitTransfers(t, h, 20*time.Second)
-	if !onlyCacheRef(h, "67108864.bin") {
+	if !onlyCacheRef(h, "2097152.bin") {
 		t.Errorf("shared descriptor still referenced by the ended transfer")
+	}
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if n, err := io.Copy(io.Discard, resp.Body); err == nil || n >= size {
+		t.Errorf("%d bytes of %d, %v: the stalled transfer was not cut off", n, size, err)
 	}
 }
 
@@ -268,13 +275,16 @@ func TestZeroCopyShutdown(t *testing.T) {
 	for _, how := range []string{"Shutdown", "Close"} {
 		t.Run(how, func(t *testing.T) {
 			t.Parallel()
-			_, h, _ := zcSite(t, Options{}, 64<<20)
-			srv := httptest.NewServer(h)
-			defer srv.Close()
-			c := dialRaw(t, srv)
-			c.send(t, get11("/67108864.bin"))
+			const size = 2 << 20
+			_, h, _ := zcSite(t, Options{}, size)
+			srv := startTight(t, h, nil) // small socket buffers: most of the file is unsent
+			c := dialTight(t, srv)
+			c.send(t, get11("/2097152.bin"))
 			if _, err := http.ReadResponse(c.br, nil); err != nil { // in flight, stalled
 				t.Fatal(err)
+			}
+			if n := h.tx.transfers.inFlight(); n != 1 {
+				t.Fatalf("%d transfers in flight before %s, want the stalled one", n, how)
 			}
 			if how == "Shutdown" {
 				ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -289,41 +299,45 @@ func TestZeroCopyShutdown(t *testing.T) {
 				t.Errorf("%d transfers still in flight after %s", n, how)
 			}
 			c.SetReadDeadline(time.Now().Add(10 * time.Second))
-			if _, err := io.Copy(io.Discard, c.br); err != nil {
+			if n, err := io.Copy(io.Discard, c.br); err != nil {
 				t.Errorf("the connection did not end cleanly: %v", err)
+			} else if n >= size {
+				t.Errorf("the whole body was sent (%d bytes): the transfer was not ended by %s", n, how)
 			}
 		})
 	}
 }
 
 // TestZeroCopyClientAbort: a client that goes away mid-transfer leaks no
-// descriptor and no goroutine. Not parallel: it counts the process's.
+// descriptor and no goroutine. Not parallel: it counts the process's. The
+// connections have small socket buffers (startTight, dialTight), so the
+// transfer is mid-file when its client goes.
 func TestZeroCopyClientAbort(t *testing.T) {
 	// A short SendTimeout bounds a send to a peer that is gone but not yet
 	// noticed (Wine's emulated TransmitFile notices late).
-	_, h, _ := zcSite(t, Options{SendTimeout: 2 * time.Second}, 16<<20)
-	srv := httptest.NewServer(h)
+	_, h, _ := zcSite(t, Options{SendTimeout: 2 * time.Second}, 2<<20)
+	srv := startTight(t, h, nil)
 	defer srv.Close()
-	warm := dialRaw(t, srv) // the shared descriptor is cached before counting
-	warm.send(t, get11("/16777216.bin"))
+	warm := dialTight(t, srv) // the shared descriptor is cached before counting
+	warm.send(t, get11("/2097152.bin"))
 	warm.read(t, "GET")
 	warm.Close()
-	fds, goroutines := openFDs(), countGoroutines()
+	fds, before := openFDs(), goroutines()
 	for range 5 {
-		c := dialRaw(t, srv)
-		c.send(t, get11("/16777216.bin"))
+		c := dialTight(t, srv)
+		c.send(t, get11("/2097152.bin"))
 		io.ReadFull(c.br, make([]byte, 4096))
 		c.Close()
 	}
 	waitTransfers(t, h, 20*time.Second)
-	if !onlyCacheRef(h, "16777216.bin") {
+	if !onlyCacheRef(h, "2097152.bin") {
 		t.Fatalf("shared descriptor references not released")
 	}
 	if n := openFDs(); fds >= 0 && n > fds {
 		t.Errorf("%d descriptors open after aborted transfers, %d before", n, fds)
 	}
-	if n := countGoroutines(); n > goroutines {
-		t.Errorf("%d goroutines after aborted transfers, %d before", n, goroutines)
+	if left := newGoroutines(before, 5*time.Second); len(left) > 0 {
+		t.Errorf("%d goroutines started by the aborted transfers are left:\n%s", len(left), strings.Join(left, "\n\n"))
 	}
 }
 
