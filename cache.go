@@ -104,8 +104,9 @@ const (
 //
 // The cache applies puts asynchronously, and a request arriving between the
 // end of the build and the put would miss and build again. Compressed
-// variants cannot afford that (putVisible); files' own entries are cheap
-// enough to rebuild.
+// variants cannot afford that (putVisible: the put is visible before the
+// flight ends, and a build that starts after one ended looks in the cache
+// first); files' own entries are cheap enough to rebuild.
 func (c *cache) build(name string, info fs.FileInfo, put putMode, newEntry func() (*entry, error)) (*entry, error) {
 	c.mu.Lock()
 	if fl, ok := c.flights[name]; ok {
@@ -120,11 +121,17 @@ func (c *cache) build(name string, info fs.FileInfo, put putMode, newEntry func(
 	c.flights[name] = fl
 	c.mu.Unlock()
 
-	fl.e, fl.err = c.create(newEntry)
-	if fl.err == nil && put != putNone {
-		c.put(name, fl.e)
-		if put == putVisible {
-			c.sync()
+	// A request that missed just before another's build became visible
+	// finds it here rather than building again.
+	if e := c.visible(name, put); e != nil && e.matches(info) {
+		fl.e = e
+	} else {
+		fl.e, fl.err = c.create(newEntry)
+		if fl.err == nil && put != putNone {
+			c.put(name, fl.e)
+			if put == putVisible {
+				c.sync()
+			}
 		}
 	}
 	c.mu.Lock()
@@ -132,6 +139,15 @@ func (c *cache) build(name string, info fs.FileInfo, put putMode, newEntry func(
 	c.mu.Unlock()
 	close(fl.done)
 	return fl.e, fl.err
+}
+
+// visible returns what the cache holds for name when put says a build's
+// result is visible before its flight ends, else nil.
+func (c *cache) visible(name string, put putMode) *entry {
+	if put != putVisible {
+		return nil
+	}
+	return c.get(name)
 }
 
 // flight is one build in progress.
