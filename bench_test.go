@@ -2,6 +2,7 @@ package jaws
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -178,4 +179,28 @@ func BenchmarkDictionary(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkFirstDelta measures what the first request for a pair costs
+// over a hit: compressing a 300 KB bundle with the previous build as its
+// dictionary (dcz, once per pair) against compressing it with brotli at the
+// default level (once per version), as the encoder does each.
+func BenchmarkFirstDelta(b *testing.B) {
+	rel := newReleases(300<<10, 41)
+	sum := sha256.Sum256(rel.old)
+	enc := newEncoder(LevelDefault, 1)
+	b.Run("br", func(b *testing.B) {
+		b.SetBytes(int64(len(rel.cur)))
+		for b.Loop() {
+			_, err := enc.compress(brotliCoding, rel.cur)
+			must(b, err)
+		}
+	})
+	b.Run("dcz", func(b *testing.B) {
+		b.SetBytes(int64(len(rel.cur)))
+		for b.Loop() {
+			_, err := enc.dcz(rel.cur, rel.old, &sum)
+			must(b, err)
+		}
+	})
 }

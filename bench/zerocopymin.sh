@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where zero-copy starts to pay (Options.ZeroCopyMinSize): jaws with
 # Transfer zerocopy against jaws with Transfer fallback (net/http's own
-# sendfile), files of 128 KiB to 1 MiB, 32 and 200 keep-alive connections,
+# sendfile), files of 64 KiB to 1 MiB, 32 and 200 keep-alive connections,
 # three interleaved rounds of 3 s; servers on CPU 0 with GOMAXPROCS=1, wrk on
 # CPU 1. Prints a line per measurement (round, connections, size, path,
 # req/s, server CPU µs per response), then the medians. Needs wrk; see
@@ -13,7 +13,7 @@ pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$tmp"' EXIT
 go build -o "$tmp/peers" ./bench/peers
 mkdir "$tmp/www"
-sizes=(128 256 512 1024)
+sizes=(64 128 256 512 1024)
 for s in "${sizes[@]}"; do head -c $((s * 1024)) /dev/urandom >"$tmp/www/$s.bin"; done
 hz=$(getconf CLK_TCK)
 
