@@ -322,7 +322,7 @@ func TestZeroCopyClientAbort(t *testing.T) {
 	warm.send(t, get11("/2097152.bin"))
 	warm.read(t, "GET")
 	warm.Close()
-	fds, before := openFDs(), goroutines()
+	checkNoLeaks(t) // from here on; polled for, as Wine closes its own descriptors late
 	for range 5 {
 		c := dialTight(t, srv)
 		c.send(t, get11("/2097152.bin"))
@@ -332,12 +332,6 @@ func TestZeroCopyClientAbort(t *testing.T) {
 	waitTransfers(t, h, 20*time.Second)
 	if !onlyCacheRef(h, "2097152.bin") {
 		t.Fatalf("shared descriptor references not released")
-	}
-	if n := openFDs(); fds >= 0 && n > fds {
-		t.Errorf("%d descriptors open after aborted transfers, %d before", n, fds)
-	}
-	if left := newGoroutines(before, 5*time.Second); len(left) > 0 {
-		t.Errorf("%d goroutines started by the aborted transfers are left:\n%s", len(left), strings.Join(left, "\n\n"))
 	}
 }
 
