@@ -94,6 +94,12 @@ func (v *variants) describe(e *entry, name string) {
 // carry Vary: Accept-Encoding.
 func (v *variants) has(e *entry) bool { return e.vary.siblings != 0 || e.vary.compressible }
 
+// mayEncode reports whether r may be answered in a content coding: it
+// names one, and jaws serves some.
+func (v *variants) mayEncode(r *http.Request) bool {
+	return len(v.codings) > 0 && len(r.Header["Accept-Encoding"]) > 0
+}
+
 // available is the set of codings e can be served in now, siblings being
 // those of its siblings that may serve (siblingsOf).
 func (v *variants) available(e *entry, siblings codingSet) codingSet {

@@ -963,3 +963,48 @@ func TestHashNameSharesVariants(t *testing.T) {
 		t.Errorf("other.js's sibling gone, 5 requests by its hashed name: %d compressions in all, want 2", n)
 	}
 }
+
+// TestCompressedHitOpensNothing: a request answered from a compressed
+// variant in memory opens no file, even where the file itself is sent from
+// disk (larger than CacheMaxFileSize); asked without a coding, or in one
+// the file has no variant in, the same file is sent whole from disk.
+func TestCompressedHitOpensNothing(t *testing.T) {
+	t.Parallel()
+	src := bytes.Repeat([]byte("export const compressedHitOpensNothing = 1;\n"), 2000) // 88 KB
+	s := testsite.New(t)
+	s.File("hitopens.js", src)
+	h := newTestHandler(t, s.Root, Options{})
+	srv := testsite.Start(t, testsite.HTTP1, h)
+	for _, c := range []struct {
+		name, accept, coding string
+		opens                int64 // per hit, once the variant is cached
+	}{
+		{"br", "br", "br", 0},
+		{"gzip", "gzip", "gzip", 0},
+		{"browser", "gzip, deflate, br, zstd", "br", 0},
+		{"identity", "", "", 1},
+		{"unknown coding", "compress", "", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			get := func() {
+				t.Helper()
+				resp, body := srv.Get(t, "/hitopens.js", "Accept-Encoding", c.accept)
+				if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != c.coding {
+					t.Fatalf("%d, Content-Encoding %q, want 200 %q", resp.StatusCode, resp.Header.Get("Content-Encoding"), c.coding)
+				}
+				if got := decodeAs(t, c.coding, body); !bytes.Equal(got, src) {
+					t.Fatalf("body decodes to %d bytes, not the file", len(got))
+				}
+			}
+			get()
+			h.store.cache.sync()
+			before := openCount("hitopens.js")
+			for range 3 {
+				get()
+			}
+			if n := openCount("hitopens.js") - before; n != 3*c.opens {
+				t.Errorf("%d opens for 3 hits, want %d", n, 3*c.opens)
+			}
+		})
+	}
+}

@@ -232,12 +232,19 @@ func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Ha
 	case zeroCopy:
 		need = fdShared
 	}
+	// A request that may be answered from a compressed variant in memory
+	// takes no descriptor of the file yet: serveEntry takes the one its
+	// transfer reads if the answer is the file itself after all.
+	lookupNeed := need
+	if h.variants.mayEncode(r) {
+		lookupNeed = fdNone
+	}
 	// A name HashName made is the file without the hash, as long as the
 	// hash is its content's, which never changes under this name. It is
 	// tried first: the file is cached under its own name, the hashed one
 	// under none. From here on, name is the file's: its variants are
 	// cached under it.
-	t, orig, hashed := h.resolveHashed(r.Context(), name, need)
+	t, orig, hashed := h.resolveHashed(r.Context(), name, lookupNeed)
 	if hashed {
 		name = orig
 		if _, set := w.Header()["Cache-Control"]; !set {
@@ -245,7 +252,7 @@ func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Ha
 		}
 	} else {
 		var err error
-		if t, err = h.store.lookup(name, need); err != nil {
+		if t, err = h.store.lookup(name, lookupNeed); err != nil {
 			if errorStatus(err) == http.StatusNotFound {
 				h.notFound(w, r, next)
 			} else {
