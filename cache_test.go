@@ -380,3 +380,46 @@ func TestCacheBuildShared(t *testing.T) {
 		}
 	})
 }
+
+// TestCacheBuildVisibleOnce: a variant's build (putVisible) that starts
+// just after another ended, by a request that missed before the first was
+// in the cache, takes the cached entry instead of making it again; a file's
+// own build (putAsync) does not look, since rebuilding it is cheap.
+func TestCacheBuildVisibleOnce(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "f")
+	must(t, os.WriteFile(p, []byte("x"), 0o644))
+	info, err := os.Stat(p)
+	must(t, err)
+	for _, c := range []struct {
+		name   string
+		put    putMode
+		builds int32
+	}{
+		{"variant", putVisible, 1},
+		{"file", putAsync, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			cache, err := newCache(1<<20, 16, 0)
+			must(t, err)
+			defer cache.close()
+			var builds atomic.Int32
+			newEntry := func() (*entry, error) {
+				builds.Add(1)
+				return &entry{fileRef: fileRef{info: info, ver: versionOf(info)}, body: []byte("x")}, nil
+			}
+			first, err := cache.build("k", info, c.put, newEntry)
+			must(t, err)
+			cache.sync()
+			second, err := cache.build("k", info, c.put, newEntry)
+			must(t, err)
+			if n := builds.Load(); n != c.builds {
+				t.Errorf("%d builds for two requests one after the other, want %d", n, c.builds)
+			}
+			if c.put == putVisible && second != first {
+				t.Errorf("the second request got another entry than the cached one")
+			}
+		})
+	}
+}
