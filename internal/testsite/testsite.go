@@ -12,9 +12,16 @@ package testsite
 import (
 	"bufio"
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"io"
 	"log"
-	"math/rand/v2"
+	"math/big"
+	mrand "math/rand/v2"
 	"mime"
 	"mime/multipart"
 	"net"
@@ -163,7 +170,7 @@ func (s *Site) Replace(name string, data []byte) *Site {
 // Random returns n pseudo-random bytes, the same for the same seed.
 func Random(n int, seed uint64) []byte {
 	b := make([]byte, n)
-	r := rand.NewChaCha8([32]byte{0: byte(seed), 1: byte(seed >> 8), 2: byte(seed >> 16), 3: byte(seed >> 24)})
+	r := mrand.NewChaCha8([32]byte{0: byte(seed), 1: byte(seed >> 8), 2: byte(seed >> 16), 3: byte(seed >> 24)})
 	r.Read(b)
 	return b
 }
@@ -211,8 +218,10 @@ func Start(t testing.TB, kind Kind, h http.Handler) *Server {
 	case HTTP1:
 		srv.Start()
 	case TLS1:
+		srv.TLS = &tls.Config{Certificates: []tls.Certificate{localhostCert()}}
 		srv.StartTLS()
 	case HTTP2:
+		srv.TLS = &tls.Config{Certificates: []tls.Certificate{localhostCert()}}
 		srv.EnableHTTP2 = true
 		srv.StartTLS()
 	default:
@@ -226,6 +235,33 @@ func Start(t testing.TB, kind Kind, h http.Handler) *Server {
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &Server{Server: srv, Kind: kind, Client: c}
 }
+
+// localhostCert is httptest's certificate with an ECDSA P-256 key in place
+// of its RSA 2048 one: every TLS connection of the tests signs a handshake,
+// and RSA's signature cost a millisecond each (2% of the root package's CPU).
+var localhostCert = sync.OnceValue(func() tls.Certificate {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{Organization: []string{"jaws tests"}},
+		NotBefore:             time.Unix(0, 0),
+		NotAfter:              time.Now().Add(100 * 365 * 24 * time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+		DNSNames:              []string{"localhost", "example.com"},
+		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		panic(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+})
 
 // quietWriter drops the server's complaints about TLS handshakes cut short
 // by Close (clients dial spare connections that are never used), which are
