@@ -53,8 +53,8 @@ import (
 // of a deleted file may be left (see descriptorWait).
 
 const (
-	bigSize   = 1 << 20  // large enough for jaws's zero-copy path
-	memoryMax = 48 << 10 // jaws's default CacheMaxFileSize: up to it, a file is served from memory, under its content's ETag
+	bigSize   = 1 << 20                      // large enough for jaws's zero-copy path
+	memoryMax = jaws.DefaultCacheMaxFileSize // up to it, a file is served from memory, under its content's ETag
 )
 
 // descriptorWait bounds the one wait of this suite. jaws lets go of the

@@ -33,7 +33,7 @@
 // The body of each 200 or 206 response takes one of three paths, counted by
 // Handler.Stats and named in ResponseRecord.Transfer:
 //
-//   - memory: a file of at most Options.CacheMaxFileSize bytes (48 KiB by
+//   - memory: a file of at most Options.CacheMaxFileSize bytes (64 KiB by
 //     default) is kept in the cache with its header values, and so is a
 //     compressed variant; a hit opens no file, sniffs and hashes nothing,
 //     and writes the body in one write. An embedded file (NewFS of an

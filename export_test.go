@@ -2,6 +2,10 @@ package jaws
 
 import "time"
 
+// DefaultCacheMaxFileSize is Options.CacheMaxFileSize's default: files up
+// to it are served from memory.
+const DefaultCacheMaxFileSize = defaultCacheMaxFileSize
+
 // SyncCache waits until the cache has applied every entry offered so far,
 // so a test's next request is a hit (ristretto admits entries
 // asynchronously).

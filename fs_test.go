@@ -103,7 +103,7 @@ func TestEmbedLooksNothingUp(t *testing.T) {
 		if et := first.Header().Get("Etag"); et != contentTag(want) {
 			t.Errorf("%s: ETag %s, want its content's, %s", name, et, contentTag(want))
 		}
-		if len(want) <= 48<<10 { // the default CacheMaxFileSize
+		if len(want) <= jaws.DefaultCacheMaxFileSize {
 			if d := testsite.Serve(disk, "GET", "/"+name); d.Header().Get("Etag") != first.Header().Get("Etag") {
 				t.Errorf("%s: ETag %s embedded, %s from disk", name, first.Header().Get("Etag"), d.Header().Get("Etag"))
 			}

@@ -146,7 +146,7 @@ func newRFCSite(t *testing.T) rfcSite {
 		"empty.txt": {},
 		"small.txt": []byte("0123456789"),
 		"k1.bin":    testsite.Random(1<<10, 11),
-		"k64.bin":   testsite.Random(64<<10, 12),
+		"k64.bin":   testsite.Random(jaws.DefaultCacheMaxFileSize+1, 12), // the smallest sent from disk
 		"m1.bin":    testsite.Random(1<<20, 13),
 	}}
 	for name, b := range s.data {

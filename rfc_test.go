@@ -629,7 +629,7 @@ func TestRFC9110_8_8_3_ETagStableAcrossHandlers(t *testing.T) {
 		if ea != eb {
 			t.Errorf("%s: ETag %q here, %q on a copy with the same mtime", name, ea, eb)
 		}
-		inMemory := len(site.data[name]) <= 48<<10 // the default CacheMaxFileSize
+		inMemory := len(site.data[name]) <= jaws.DefaultCacheMaxFileSize
 		if inMemory != (ea == ec) {
 			t.Errorf("%s (%d bytes): ETag %q, %q with another mtime; want equal only for files in memory",
 				name, len(site.data[name]), ea, ec)

@@ -17,7 +17,7 @@ import (
 const browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8"
 
 // Sizes of the fixture's files either side of jaws's default
-// CacheMaxFileSize (48 KiB): small ones take the memory path, large ones the
+// CacheMaxFileSize (64 KiB): small ones take the memory path, large ones the
 // zero-copy path where it applies and the fallback path elsewhere.
 const (
 	smallSize = 4 << 10

@@ -81,6 +81,7 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to `file`")
 	flag.DurationVar(&revalidate, "revalidate", 0, "jaws's Options.Revalidate, for -mode jaws")
 	flag.StringVar(&transfer, "transfer", "auto", "jaws's Options.Transfer, for -mode jaws: `auto`, zerocopy or fallback")
+	flag.Int64Var(&cacheMaxFile, "cachemaxfile", 0, "jaws's Options.CacheMaxFileSize, for -mode jaws (0: its default)")
 	flag.StringVar(&statsAddr, "stats", "", "for -mode jaws: serve jaws.Stats as JSON at /debug/jaws on `host:port`")
 	flag.StringVar(&tlsFiles, "tls", "", "serve HTTPS (HTTP/1.1 and HTTP/2) with the certificate and key in `CERT,KEY` (PEM files)")
 	gencert := flag.String("gencert", "", "write a self-signed ECDSA P-256 certificate and key to `DIR`/cert.pem and DIR/key.pem, and exit")
@@ -164,10 +165,11 @@ func run(mode, root, addr string) error {
 var embeddedSite func() (fs.FS, error)
 
 var (
-	revalidate time.Duration
-	transfer   string
-	statsAddr  string
-	tlsFiles   string
+	revalidate   time.Duration
+	transfer     string
+	cacheMaxFile int64
+	statsAddr    string
+	tlsFiles     string
 )
 
 // genCert writes dir/cert.pem and dir/key.pem: a self-signed ECDSA P-256
@@ -216,7 +218,7 @@ func handler(mode, root string) (http.Handler, error) {
 		if !ok {
 			return nil, fmt.Errorf("unknown -transfer %q", transfer)
 		}
-		return jaws.New(root, jaws.Options{Revalidate: revalidate, Transfer: t})
+		return jaws.New(root, jaws.Options{Revalidate: revalidate, Transfer: t, CacheMaxFileSize: cacheMaxFile})
 	case "jaws-embed":
 		if embeddedSite == nil {
 			return nil, errors.New("-mode jaws-embed needs a build with -tags jawsembed and the files in bench/peers/embedded (bench/run.sh does both)")
