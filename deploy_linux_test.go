@@ -53,7 +53,7 @@ import (
 // of a deleted file may be left (see descriptorWait).
 
 const (
-	bigSize   = 1 << 20                      // large enough for jaws's zero-copy path
+	bigSize   = jaws.DefaultZeroCopyMinSize  // the smallest file of jaws's zero-copy path
 	memoryMax = jaws.DefaultCacheMaxFileSize // up to it, a file is served from memory, under its content's ETag
 )
 

@@ -6,6 +6,10 @@ import "time"
 // to it are served from memory.
 const DefaultCacheMaxFileSize = defaultCacheMaxFileSize
 
+// DefaultZeroCopyMinSize is Options.ZeroCopyMinSize's default: files from
+// it are sent zero-copy where that applies.
+const DefaultZeroCopyMinSize = defaultZeroCopyMinSize
+
 // SyncCache waits until the cache has applied every entry offered so far,
 // so a test's next request is a hit (ristretto admits entries
 // asynchronously).
