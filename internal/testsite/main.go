@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// Main runs a package's tests (call it from TestMain) with two settings that
-// make them cheaper and check the same things:
+// Main runs a package's tests (call it from TestMain) with three settings
+// that make them cheaper and check the same things:
 //
 //   - Temporary trees go to a memory file system (tmpfs, /dev/shm on Linux)
 //     when TMPDIR is not set. The tests create thousands of files, and on
@@ -21,7 +21,7 @@ import (
 //   - The garbage collector runs at GOGC=400 unless GOGC is set: the tests
 //     read whole bodies of up to megabytes, and collecting at every doubling
 //     took an eighth of their CPU. Tests that measure the heap call
-//     runtime.GC first.
+//     runtime.GC first; the soak, which bounds RSS, runs at GOGC=100.
 //   - Tests run 2×GOMAXPROCS at a time unless -parallel is given: many
 //     wait on a timeout of their own (the hand-back and slow-client tests),
 //     and at GOMAXPROCS at a time the cores sat idle behind them.
