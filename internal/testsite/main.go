@@ -22,14 +22,18 @@ import (
 //     read whole bodies of up to megabytes, and collecting at every doubling
 //     took an eighth of their CPU. Tests that measure the heap call
 //     runtime.GC first; the soak, which bounds RSS, runs at GOGC=100.
-//   - Tests run 2×GOMAXPROCS at a time unless -parallel is given: many
-//     wait on a timeout of their own (the hand-back and slow-client tests),
-//     and at GOMAXPROCS at a time the cores sat idle behind them.
+//   - Tests run 2×GOMAXPROCS at a time unless -parallel is given (or
+//     -fuzz, which takes it as its number of workers): many wait on a
+//     timeout of their own (the hand-back and slow-client tests), and at
+//     GOMAXPROCS at a time the cores sat idle behind them.
 func Main(m *testing.M) {
 	flag.Parse()
 	parallelSet := false
 	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
-	if !parallelSet {
+	// -fuzz takes -parallel as its number of workers: more than the cores
+	// only starve them.
+	fuzzing := flag.Lookup("test.fuzz") != nil && flag.Lookup("test.fuzz").Value.String() != ""
+	if !parallelSet && !fuzzing {
 		flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
 	}
 	if _, set := os.LookupEnv("TMPDIR"); !set {
