@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	chimw "github.com/go-chi/chi/v5/middleware"
@@ -203,4 +205,34 @@ func BenchmarkFirstDelta(b *testing.B) {
 			must(b, err)
 		}
 	})
+}
+
+// BenchmarkImageFromDisk measures a GET of a 200 KiB image, sent from disk
+// (above CacheMaxFileSize), in the handler alone, with a browser's
+// Accept-Encoding and without: an image is not compressed, so both are
+// answered from the file, and both look once for what the root names
+// (TestOneLookPerRequest).
+func BenchmarkImageFromDisk(b *testing.B) {
+	dir := b.TempDir()
+	must(b, os.WriteFile(filepath.Join(dir, "photo.jpg"), randomBytes(200<<10), 0o644))
+	h, err := New(dir, Options{})
+	must(b, err)
+	b.Cleanup(func() { h.Close() })
+	for _, accept := range []string{"", "gzip, deflate, br, zstd"} {
+		b.Run("accept="+strings.ReplaceAll(accept, " ", ""), func(b *testing.B) {
+			r := httptest.NewRequest("GET", "/photo.jpg", nil)
+			if accept != "" {
+				r.Header.Set("Accept-Encoding", accept)
+			}
+			w := &testsite.Discard{H: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.H)
+				h.ServeHTTP(w, r)
+			}
+			if w.H.Get("Content-Encoding") != "" || w.H.Get("Content-Length") != strconv.Itoa(200<<10) {
+				b.Fatalf("headers %v", w.H)
+			}
+		})
+	}
 }

@@ -1010,3 +1010,60 @@ func TestCompressedHitOpensNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestOneLookPerRequest: a request looks once for what the root names (one
+// epoll_wait with events, or a stat of the root path without), whichever
+// descriptor it turns out to read. A request that may be answered in a
+// coding confirms the cached entry before it knows: a file sent from disk
+// that has no variant, asked for with a browser's Accept-Encoding, then
+// opens its descriptor in the tree the confirmation found (before, it
+// looked a second time to open it).
+func TestOneLookPerRequest(t *testing.T) {
+	t.Parallel()
+	s := testsite.New(t)
+	s.File("photo.jpg", testsite.Random(200<<10, 51)) // from disk; no variant
+	s.File("app.js", bytes.Repeat([]byte("export const oneLook = 1;\n"), 4000))
+	for _, o := range []struct {
+		name string
+		opts Options
+	}{
+		{"events", Options{}},
+		{"stat", Options{Revalidate: -1}},
+	} {
+		t.Run(o.name, func(t *testing.T) {
+			t.Parallel()
+			h := newTestHandler(t, s.Root, o.opts)
+			for _, c := range []struct{ name, path, accept, method string }{
+				{"image, browser", "/photo.jpg", "gzip, deflate, br, zstd", "GET"},
+				{"image, no coding", "/photo.jpg", "", "GET"},
+				{"image, range", "/photo.jpg", "br", "GET"},
+				{"image, HEAD", "/photo.jpg", "br", "HEAD"},
+				{"script, br", "/app.js", "br", "GET"},
+				{"script, identity", "/app.js", "", "GET"},
+			} {
+				t.Run(c.name, func(t *testing.T) {
+					var hdr []string
+					if c.accept != "" {
+						hdr = append(hdr, "Accept-Encoding", c.accept)
+					}
+					if c.name == "image, range" {
+						hdr = append(hdr, "Range", "bytes=0-99")
+					}
+					if w := testsite.Serve(h, c.method, c.path, hdr...); w.Code >= 300 {
+						t.Fatalf("status %d", w.Code)
+					}
+					h.store.cache.sync()
+					before := lookCount(h)
+					for range 3 {
+						if w := testsite.Serve(h, c.method, c.path, hdr...); w.Code >= 300 {
+							t.Fatalf("status %d", w.Code)
+						}
+					}
+					if n := lookCount(h) - before; n != 3 {
+						t.Errorf("%d looks for 3 requests, want 3", n)
+					}
+				})
+			}
+		})
+	}
+}

@@ -87,7 +87,7 @@ func (s *store) acquire(t *target, shared bool) error {
 	if shared && t.sf != nil || t.f != nil {
 		return nil
 	}
-	f, err := s.openVersion(e)
+	f, err := s.openConfirmed(e)
 	if err == nil {
 		t.f = f
 		return nil
@@ -116,6 +116,20 @@ func (s *store) acquireShared(t *target) {
 // openVersion opens the entry's file, checking it is the entry's version.
 func (s *store) openVersion(e *entry) (fs.File, error) {
 	f, info, at, err := s.src.open(e.file)
+	return keepIfVersion(e, f, info, at, err)
+}
+
+// openConfirmed is openVersion for a request that has confirmed e since it
+// began (its lookup did): it opens in e's tree without asking the source
+// again whether the root was swapped, which the confirmation answered.
+func (s *store) openConfirmed(e *entry) (fs.File, error) {
+	f, info, at, err := s.src.openIn(e.tree, e.file)
+	return keepIfVersion(e, f, info, at, err)
+}
+
+// keepIfVersion returns f, just opened in tree at, if it is e's version in
+// e's tree, and closes it otherwise.
+func keepIfVersion(e *entry, f fs.File, info fs.FileInfo, at *tree, err error) (fs.File, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -57,6 +57,10 @@ func (s *fsSource) open(name string) (fs.File, fs.FileInfo, *tree, error) {
 	return f, info, nil, err
 }
 
+func (s *fsSource) openIn(_ *tree, name string) (fs.File, fs.FileInfo, *tree, error) {
+	return s.open(name)
+}
+
 func (s *fsSource) stat(name string) (fs.FileInfo, error) { return fs.Stat(s.fsys, name) }
 
 // fresh confirms e by a stat. A file with no modification time (fstest.MapFS,

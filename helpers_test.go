@@ -307,11 +307,32 @@ func checkMultipart(t *testing.T, resp *http.Response, body, data []byte, spans 
 // names of their own, so they can run in parallel.
 var opens sync.Map // name -> *atomic.Int64
 
+// looks counts, per source, how often it looked for what its root names
+// (testHookCurrent).
+var looks sync.Map // *dirSource -> *atomic.Int64
+
 func init() {
-	testHookOpen = func(name string) {
-		c, _ := opens.LoadOrStore(name, new(atomic.Int64))
-		c.(*atomic.Int64).Add(1)
+	testHookOpen = func(name string) { count(&opens, name) }
+	testHookCurrent = func(d *dirSource) { count(&looks, d) }
+}
+
+// count adds one to m's counter for key, allocating only the first time,
+// so that the benchmarks' allocations are the handler's.
+func count(m *sync.Map, key any) {
+	c, ok := m.Load(key)
+	if !ok {
+		c, _ = m.LoadOrStore(key, new(atomic.Int64))
 	}
+	c.(*atomic.Int64).Add(1)
+}
+
+// lookCount is how many times h's source looked for what its root names
+// (an epoll_wait, or a stat of the root path).
+func lookCount(h *Handler) int64 {
+	if c, ok := looks.Load(h.store.src); ok {
+		return c.(*atomic.Int64).Load()
+	}
+	return 0
 }
 
 // openCount is how many times handlers opened the file name.

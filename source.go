@@ -18,6 +18,11 @@ type source interface {
 	// blocks on a special file; at is the tree it was found in (nil for
 	// an fs.FS), which an entry keeps.
 	open(name string) (f fs.File, info fs.FileInfo, at *tree, err error)
+	// openIn is open for a request that has confirmed, since it began,
+	// that at is the tree the root names (an entry's, which fresh said
+	// holds): it opens in at without looking again. A retired tree since
+	// closed, or nil, is looked for as open does.
+	openIn(at *tree, name string) (f fs.File, info fs.FileInfo, found *tree, err error)
 	// stat returns the metadata of name, a file open would open.
 	stat(name string) (fs.FileInfo, error)
 	// fresh reports whether ref still is what its file holds now, for a
@@ -122,6 +127,9 @@ func openDirSource(dir string, events bool, kick func()) (*dirSource, error) {
 // when the path was swapped to another directory. With events it costs one
 // non-blocking epoll_wait, else one stat of the path.
 func (d *dirSource) current() *tree {
+	if testHookCurrent != nil {
+		testHookCurrent(d)
+	}
 	if d.closed.Load() {
 		return nil
 	}
@@ -193,11 +201,17 @@ func (d *dirSource) sweep(now int64) (again bool) {
 }
 
 func (d *dirSource) open(name string) (fs.File, fs.FileInfo, *tree, error) {
+	return d.openIn(nil, name)
+}
+
+func (d *dirSource) openIn(t *tree, name string) (fs.File, fs.FileInfo, *tree, error) {
 	if testHookOpen != nil {
 		testHookOpen(name)
 	}
-	for {
-		t := d.current()
+	for ; ; t = nil {
+		if t == nil || d.closed.Load() {
+			t = d.current()
+		}
 		if t == nil {
 			err := fs.ErrNotExist
 			if d.closed.Load() {
@@ -310,6 +324,10 @@ func servable(info fs.FileInfo) bool {
 
 // testHookOpen, when set by a test, sees every file a source opens.
 var testHookOpen func(name string)
+
+// testHookCurrent, when set, is called each time a source looks for what
+// the root names now (dirSource.current: an epoll_wait, or a stat).
+var testHookCurrent func(*dirSource)
 
 var errNotRegular = errors.New("jaws: not a regular file")
 
