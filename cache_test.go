@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -343,14 +344,21 @@ func TestCacheConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
-// TestCacheBuildShared: concurrent first requests for one file share a single
-// build (one hash of a large file), and all get its entry.
-func TestCacheBuildShared(t *testing.T) {
-	t.Parallel()
+// oneByteFile is the metadata of a new one-byte file, for entries the cache
+// tests make by hand.
+func oneByteFile(t *testing.T) fs.FileInfo {
 	p := filepath.Join(t.TempDir(), "f")
 	must(t, os.WriteFile(p, []byte("x"), 0o644))
 	info, err := os.Stat(p)
 	must(t, err)
+	return info
+}
+
+// TestCacheBuildShared: concurrent first requests for one file share a single
+// build (one hash of a large file), and all get its entry.
+func TestCacheBuildShared(t *testing.T) {
+	t.Parallel()
+	info := oneByteFile(t)
 	synctest.Test(t, func(t *testing.T) {
 		c := &cache{now: unixNano, flights: make(map[string]*flight)} // no ristretto: put is a no-op
 		want := &entry{fileRef: fileRef{info: info, ver: versionOf(info)}}
@@ -387,10 +395,7 @@ func TestCacheBuildShared(t *testing.T) {
 // own build (putAsync) does not look, since rebuilding it is cheap.
 func TestCacheBuildVisibleOnce(t *testing.T) {
 	t.Parallel()
-	p := filepath.Join(t.TempDir(), "f")
-	must(t, os.WriteFile(p, []byte("x"), 0o644))
-	info, err := os.Stat(p)
-	must(t, err)
+	info := oneByteFile(t)
 	for _, c := range []struct {
 		name   string
 		put    putMode

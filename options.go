@@ -20,8 +20,9 @@ type Options struct {
 	// (bench/results/calibrate.txt), and larger bodies take the byte
 	// budget's room from small files: on the site benchmark's spills set
 	// (bench/site.sh) 128 KiB cost hits and evictions that 64 KiB did not.
-	// `go run ./bench/calibrate` measures the crossover on yours. Negative means no file is served from memory (and none
-	// is compressed on first request, see Compression).
+	// `go run ./bench/calibrate` measures the crossover on yours. Negative
+	// means no file is served from memory (and none is compressed on first
+	// request, see Compression).
 	CacheMaxFileSize int64
 
 	// CacheMaxBytes bounds, in bytes, the memory the cache may hold for

@@ -20,7 +20,8 @@
 // "jaws" serves with the jaws handler straight from the http.Server, without
 // the example's chi router, to tell the handler's cost from the router's;
 // -revalidate sets its Options.Revalidate and -transfer its Options.Transfer
-// (auto, zerocopy, fallback); -stats ADDR serves its counters
+// (auto, zerocopy, fallback), -cachemaxfile its Options.CacheMaxFileSize
+// (bench/README.md: why the default is what it is); -stats ADDR serves its counters
 // (jaws.Stats, as JSON) at /debug/jaws on a listener of their own, so the
 // served handler stays the bare jaws handler. -cpuprofile writes a CPU
 // profile of the whole run, for any mode.

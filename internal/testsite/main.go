@@ -32,7 +32,8 @@ func Main(m *testing.M) {
 	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
 	// -fuzz takes -parallel as its number of workers: more than the cores
 	// only starve them.
-	fuzzing := flag.Lookup("test.fuzz") != nil && flag.Lookup("test.fuzz").Value.String() != ""
+	fuzz := flag.Lookup("test.fuzz")
+	fuzzing := fuzz != nil && fuzz.Value.String() != ""
 	if !parallelSet && !fuzzing {
 		flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
 	}
