@@ -13,7 +13,7 @@ import (
 // ranges, then the transfer. outerEncoded: an outer handler set
 // Content-Encoding and encodes what jaws writes; zeroCopy: the request may
 // take the zero-copy path (zeroCopyCandidate), if its response is large
-// enough; d what it makes of dictionaries.
+// enough and its connection allows it; d what it makes of dictionaries.
 func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, outerEncoded, zeroCopy bool, d *dictUse) {
 	useRange, done := h.preconditions(w, r, t.e)
 	if done {
@@ -30,7 +30,7 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, 
 	if t.e.body == nil && r.Method != http.MethodHead {
 		// The descriptor the transfer reads: the shared one for zero-copy,
 		// else one of the request's own, where net/http can use sendfile.
-		resp.zeroCopy = zeroCopy && !resp.transformed && h.tx.zeroCopySize(resp.length)
+		resp.zeroCopy = zeroCopy && !resp.transformed && h.tx.zeroCopySize(resp.length) && h.tx.zeroCopyAllowed(w, r)
 		if err := h.store.acquire(t, resp.zeroCopy); err != nil {
 			h.fail(w, err)
 			return

@@ -165,6 +165,66 @@ func TestErrorStatus(t *testing.T) {
 	}
 }
 
+// FuzzCleanName: cleanName answers as it did in three passes (path.Clean,
+// then a scan for hidden names), which plainPath does in one.
+func FuzzCleanName(f *testing.F) {
+	for _, s := range []string{"/", "//", "/a", "/a/", "/a//b", "a/b", "/.env", "/a/.git/x", "/./a", "/a/..",
+		"/.well-known", "/.well-known/", "/.well-known/acme/x", "/.well-known/.x", "/.well-knownx", "/.well-known/../x",
+		"/a\x00", "/a\\b", "/a/./", "/...", "/a.b/c.", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		for _, dot := range []bool{false, true} {
+			got, ok := cleanName(p, dot)
+			want, wok := cleanNameSlow(p, dot)
+			if got != want || ok != wok {
+				t.Fatalf("cleanName(%q, %v) = %q, %v; the slow way %q, %v", p, dot, got, ok, want, wok)
+			}
+		}
+	})
+}
+
+// cleanNameSlow is cleanName as it was before plainPath.
+func cleanNameSlow(urlPath string, serveDot bool) (string, bool) {
+	if strings.ContainsAny(urlPath, "\x00\\") {
+		return "", false
+	}
+	if !strings.HasPrefix(urlPath, "/") {
+		urlPath = "/" + urlPath
+	}
+	p := path.Clean(urlPath)
+	if p != urlPath && (p == "/" || p+"/" != urlPath) {
+		return "", false
+	}
+	if !serveDot && hasHiddenElem(p) {
+		return "", false
+	}
+	if runtime.GOOS == "windows" && unstorableOnWindows(p) {
+		return "", false
+	}
+	if p == "/" {
+		return ".", true
+	}
+	return p[1:], true
+}
+
+// hasHiddenElem reports whether any element of the cleaned path starts with a
+// dot (".git", ".env", ".htpasswd", ".DS_Store"): such names are private by
+// convention, and often hold secrets or reveal the tree. One is public by
+// definition: "/.well-known/" at the top (RFC 8615), where ACME challenges,
+// security.txt and app links live; names inside it are judged as any.
+func hasHiddenElem(p string) bool {
+	if rest, ok := strings.CutPrefix(p, wellKnown); ok && (rest == "" || rest[0] == '/') {
+		p = rest
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] == '.' && (i == 0 || p[i-1] == '/') {
+			return true
+		}
+	}
+	return false
+}
+
 // FuzzServePath throws arbitrary decoded paths at a live handler whose root
 // sits next to a secret: no panic, no secret, only expected statuses.
 func FuzzServePath(f *testing.F) {

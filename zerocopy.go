@@ -35,9 +35,12 @@ import (
 //     hijack buys nothing (no keep-alive to hand back), so those take the
 //     fallback unless Options.Transfer is TransferZeroCopy.
 //
-// Every condition that does not depend on the file is checked before the
-// descriptor is chosen (zeroCopyCandidate): a request that cannot go
-// zero-copy gets a descriptor of its own, which net/http can sendfile.
+// What the request and its writer tell is checked before the descriptor is
+// chosen (zeroCopyCandidate); the server and the connection are asked only
+// for a body from disk large enough to go zero-copy (zeroCopyAllowed), so a
+// body in memory asks nothing of them. Either way a request that cannot go
+// zero-copy is sent from a descriptor of its own, which net/http can
+// sendfile.
 //
 // What a ConnState hook sees for such a connection: StateActive, then
 // StateHijacked when jaws takes it; after the transfer, when its next
@@ -47,7 +50,7 @@ import (
 // reports no further state.
 
 // zeroCopyCandidate reports whether r, answered through w, may take the
-// zero-copy path if its file is large enough.
+// zero-copy path if its file is large enough and zeroCopyAllowed agrees.
 func (s *mover) zeroCopyCandidate(w http.ResponseWriter, r *http.Request) bool {
 	if !zeroCopySupported || s.never ||
 		r.Method != http.MethodGet || r.ProtoMajor != 1 || r.TLS != nil || r.ContentLength != 0 {
@@ -58,6 +61,13 @@ func (s *mover) zeroCopyCandidate(w http.ResponseWriter, r *http.Request) bool {
 	} else if written, known := headerWritten(bw); !known || written {
 		return false
 	}
+	return true
+}
+
+// zeroCopyAllowed reports whether r's server and connection allow the
+// zero-copy path, for a candidate (zeroCopyCandidate) whose body is large
+// enough.
+func (s *mover) zeroCopyAllowed(w http.ResponseWriter, r *http.Request) bool {
 	_, _, ok := s.zeroCopyServer(w, r)
 	return ok
 }
