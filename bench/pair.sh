@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# Server CPU per response of two servers measured at the same time, for a
+# machine whose speed drifts (a shared VM): both servers share CPU 0, each
+# replayed by a wrk of its own on CPU 1, so a slow second slows both and
+# the ratio of their CPU per response keeps. See bench/README.md, "Paired
+# runs".
+#
+#   bench/pair.sh jaws-bare/ceiling jaws/stdlib   # fits at 32 and 1000 connections, 7 rounds of 4 s
+#   bench/pair.sh -sets fits,spills -conns 32 -dir /var/tmp/sets jaws-bare/ceiling
+#
+# The sets are bench/siteset's, as bench/site.sh writes them (-dir keeps
+# them for the next run).
+set -Eeuo pipefail
+# Globals shared with lib.sh, which reads and sets them (SC2034, SC2154):
+# shellcheck disable=SC2034,SC2154
+
+usage() {
+	cat <<'EOF'
+usage: bench/pair.sh [-sets LIST] [-conns LIST] [-rounds N] [-duration D]
+                     [-dir DIR] [-requests N] [-seed N] [-out FILE] A/B...
+
+  A/B             two servers measured together, each of jaws, jaws-bare,
+                  stdlib, ceiling, nginx (as bench/site.sh names them)
+  -sets LIST      comma-separated subset of fits,spills (default fits)
+  -conns LIST     connections for each server's wrk (default 32,1000)
+  -rounds N       rounds per pair and level; the report takes the median of
+                  the rounds' ratios (default 7)
+  -duration D     one round, in whole seconds, e.g. 4s (default 4s)
+  -dir DIR        where the sets are written and kept (default: a temporary
+                  directory)
+  -requests N     paths in each request list (default 400000)
+  -seed N         seed of the sets (default 1)
+  -out FILE       the markdown table (default: stdout only)
+EOF
+}
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+repo=$(pwd)
+. bench/lib.sh # log, die, need_tools, make_tmp, build_bins, start_go, ...
+
+sets=fits conns=32,1000 rounds=7 duration=4s dir='' requests=400000 seed=1
+pairs=()
+args=()
+for a in "$@"; do
+	if [[ $a =~ ^[a-z][a-z-]*/[a-z][a-z-]*$ ]]; then pairs+=("$a"); else args+=("$a"); fi
+done
+options=(-sets -conns -rounds -duration -dir -requests -seed)
+parse_options "${args[@]}"
+[ ${#pairs[@]} -gt 0 ] || { usage >&2; exit 2; }
+[[ $duration =~ ^[1-9][0-9]*s$ ]] || die "-duration $duration: want whole seconds, e.g. 4s"
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "-rounds $rounds: want a number"
+IFS=, read -r -a set_list <<<"$sets"
+for s in "${set_list[@]}"; do
+	case $s in fits | spills) ;; *) die "unknown set $s (want fits or spills)" ;; esac
+done
+declare -A want
+for p in "${pairs[@]}"; do
+	for s in "${p%%/*}" "${p#*/}"; do
+		case $s in jaws | jaws-bare | stdlib | ceiling | nginx) want[$s]=1 ;; *) die "unknown server $s in $p" ;; esac
+	done
+	[ "${p%%/*}" != "${p#*/}" ] || die "$p: two different servers, please"
+done
+conns_levels # conns_list, maxconns
+maxconns=$((2 * maxconns)) # two servers' connections at once
+# shellcheck disable=SC2119
+need_tools
+raise_nofile
+
+make_tmp jaws-pair
+[ -n "$dir" ] || dir=$tmp/sets
+build_bins example bench/peers bench/siteset
+srvhost=127.0.0.1
+
+# replay server conns start: a wrk for server on CPU 1, in the background,
+# its output in $tmp/SERVER.wrk; its pid joins wrks.
+replay() {
+	taskset -c 1 wrk -t1 -c"$2" -d"$duration" --timeout 30s -s "$repo/bench/site.lua" "${url[$1]}" -- "$list" "$3" 1 \
+		>"$tmp/$1.wrk" 2>"$tmp/$1.err" &
+	wrks+=($!)
+}
+# both a b conns start: a wrk for each at once, until both end; the
+# cores' times in $tmp/cores0 once both have read the list (site.lua's
+# "ready" line) and in $tmp/cores1 at the end.
+both() {
+	wrks=()
+	: >"$tmp/$1.err"
+	: >"$tmp/$2.err"
+	replay "$1" "$3" "$4"
+	replay "$2" "$3" "$4"
+	for _ in $(seq 3000); do
+		grep -q '^site: ready' "$tmp/$1.err" && grep -q '^site: ready' "$tmp/$2.err" && break
+		sleep 0.01
+	done
+	cores "$tmp/cores0"
+	wait "${wrks[@]}"
+	cores "$tmp/cores1"
+}
+# responses server: the requests its last wrk counted, after checking
+# that none had an error status.
+responses() {
+	local res
+	res=$(parse_wrk <"$tmp/$1.wrk")
+	IFS=, read -r n _ _ _ _ _ non2xx <<<"$res"
+	[ "$non2xx" = 0 ] || die "$1 answered $non2xx requests with an error status"
+	[ "$n" -gt 0 ] || die "$1 answered nothing: $(cat "$tmp/$1.err")"
+	echo "$n"
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+table="| set | conns | A | B | CPU µs per response, A / B (medians) | B ÷ A, CPU per response (median, range of $rounds rounds) | CPU 0 / CPU 1 busy |
+| --- | ---: | --- | --- | --- | --- | --- |"
+for set in "${set_list[@]}"; do
+	sdir=$dir/$set
+	"$tmp/bin/siteset" -set "$set" -dir "$sdir" -seed "$seed" -requests "$requests" | sed -n 1p >&2
+	www=$sdir/www list=$sdir/requests.txt
+	nreq=$(wc -l <"$list")
+	probe=$(head -1 "$list" | cut -d' ' -f1)
+	declare -A url spid
+	for srv in "${!want[@]}"; do
+		case $srv in
+		jaws) start_go jaws "$tmp/bin/example" -root "$www" -addr "$srvhost:0" ;;
+		jaws-bare) start_go jaws-bare "$tmp/bin/peers" -mode jaws -root "$www" -addr "$srvhost:0" ;;
+		stdlib | ceiling) start_go "$srv" "$tmp/bin/peers" -mode "$srv" -root "$www" -addr "$srvhost:0" ;;
+		nginx)
+			port=$(free_port)
+			serve_nginx nginx "http://$srvhost:$port/" "listen $srvhost:$port;" "$www" 10000
+			;;
+		esac
+		"$tmp/bin/siteset" -check "${url[$srv]}" -dir "$sdir" >&2 || die "$set: $srv does not serve the set right"
+	done
+	for p in "${pairs[@]}"; do
+		a=${p%%/*} b=${p#*/}
+		for c in "${conns_list[@]}"; do
+			log "$set c$c: $a and $b, warming up"
+			both "$a" "$b" "$c" 0
+			: >"$tmp/rounds"
+			for r in $(seq "$rounds"); do
+				start=$((r * nreq / (rounds + 1)))
+				ta=$(cpu_ticks "${spid[$a]}") tb=$(cpu_ticks "${spid[$b]}")
+				both "$a" "$b" "$c" "$start"
+				ta=$(($(cpu_ticks "${spid[$a]}") - ta)) tb=$(($(cpu_ticks "${spid[$b]}") - tb))
+				IFS=, read -r busy0 busy1 <<<"$(core_busy "$tmp/cores0" "$tmp/cores1")"
+				na=$(responses "$a") nb=$(responses "$b")
+				awk -v ta="$ta" -v tb="$tb" -v na="$na" -v nb="$nb" -v hz="$hz" -v b0="$busy0" -v b1="$busy1" \
+					'BEGIN { ua = ta / hz * 1e6 / na; ub = tb / hz * 1e6 / nb
+					         printf "%.2f %.2f %.4f %.2f %.2f\n", ua, ub, ub / ua, b0, b1 }' >>"$tmp/rounds"
+				log "$set c$c round $r: $a $(awk 'END { print $1 }' "$tmp/rounds") µs, $b $(awk 'END { print $2 }' "$tmp/rounds") µs per response"
+			done
+			ua=$(cut -d' ' -f1 "$tmp/rounds" | median) ub=$(cut -d' ' -f2 "$tmp/rounds" | median)
+			ratio=$(cut -d' ' -f3 "$tmp/rounds" | median)
+			lo=$(cut -d' ' -f3 "$tmp/rounds" | sort -g | head -1) hi=$(cut -d' ' -f3 "$tmp/rounds" | sort -g | tail -1)
+			busy0=$(cut -d' ' -f4 "$tmp/rounds" | median) busy1=$(cut -d' ' -f5 "$tmp/rounds" | median)
+			table+=$'\n'"$(printf '| %s | %s | %s | %s | %.1f / %.1f | %.2f (%.2f–%.2f) | %.0f%% / %.0f%% |' \
+				"$set" "$c" "$a" "$b" "$ua" "$ub" "$ratio" "$lo" "$hi" "$(awk -v x="$busy0" 'BEGIN { print x * 100 }')" "$(awk -v x="$busy1" 'BEGIN { print x * 100 }')")"
+		done
+	done
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	pids=()
+	unset url spid
+done
+echo "$table"
+if [ -n "$out" ]; then
+	{
+		echo "# Paired runs"
+		echo
+		echo "\`bench/pair.sh ${*}\`, $(date -u +%F)."
+		echo
+		echo "$table"
+	} >"$out"
+	log "wrote $out"
+fi
