@@ -24,16 +24,8 @@ func cleanName(urlPath string, serveDot bool) (name string, ok bool) {
 	if !strings.HasPrefix(urlPath, "/") {
 		urlPath = "/" + urlPath // as left by http.StripPrefix
 	}
-	var p string
-	if serveDot {
-		if strings.ContainsAny(urlPath, "\x00\\") {
-			return "", false
-		}
-		p = path.Clean(urlPath)
-		if p != urlPath && (p == "/" || p+"/" != urlPath) { // a trailing slash is canonical
-			return "", false
-		}
-	} else if p, ok = plainPath(urlPath); !ok {
+	p, ok := plainPath(urlPath, serveDot)
+	if !ok {
 		return "", false
 	}
 	if runtime.GOOS == "windows" && unstorableOnWindows(p) { // namecase.go
@@ -45,13 +37,15 @@ func cleanName(urlPath string, serveDot bool) (name string, ok bool) {
 	return p[1:], true
 }
 
-// plainPath is cleanName's test for a path whose names may not start with
-// a dot, in one pass, as every request for a file makes it: with no empty
-// segment and no segment starting with a dot, there is no "." or ".." to
-// clean, and the path is clean but for a trailing slash. The slow way
-// (path.Clean, then hasHiddenElem) gives the same answers
-// (FuzzCleanName).
-func plainPath(p string) (clean string, ok bool) {
+// plainPath returns p, which starts with a slash, without its trailing
+// slash, if nothing in it needs cleaning or is refused: no NUL or
+// backslash, no empty segment, no "." or ".." segment, and unless serveDot
+// no name starting with a dot (".git", ".env", ".htpasswd": private by
+// convention, often secrets) but "/.well-known" at the top (RFC 8615: ACME
+// challenges, security.txt), whose names are judged as any. One pass, as
+// every request makes it; path.Clean, then a scan for hidden names, gives
+// the same answers (FuzzCleanName).
+func plainPath(p string, serveDot bool) (clean string, ok bool) {
 	from := 0 // where hidden names start to count: after "/.well-known"
 	if rest, ok := strings.CutPrefix(p, wellKnown); ok && (rest == "" || rest[0] == '/') {
 		from = len(wellKnown)
@@ -62,14 +56,27 @@ func plainPath(p string) (clean string, ok bool) {
 			return "", false
 		case c == '/' && i+1 < len(p) && p[i+1] == '/':
 			return "", false
-		case c == '.' && i >= from && p[i-1] == '/':
-			return "", false
+		case c == '.' && p[i-1] == '/':
+			if !serveDot && i >= from || isDotSegment(p[i:]) {
+				return "", false
+			}
 		}
 	}
 	if len(p) > 1 && p[len(p)-1] == '/' {
 		p = p[:len(p)-1]
 	}
 	return p, true
+}
+
+// isDotSegment reports whether rest, the path from the start of a
+// segment, starts with a "." or ".." segment, which cleaning would remove.
+func isDotSegment(rest string) bool {
+	for _, d := range [...]string{".", ".."} {
+		if after, ok := strings.CutPrefix(rest, d); ok && (after == "" || after[0] == '/') {
+			return true
+		}
+	}
+	return false
 }
 
 // wellKnown is the path prefix of RFC 8615's well-known URIs.

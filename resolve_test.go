@@ -166,11 +166,12 @@ func TestErrorStatus(t *testing.T) {
 }
 
 // FuzzCleanName: cleanName answers as it did in three passes (path.Clean,
-// then a scan for hidden names), which plainPath does in one.
+// then a scan for hidden names), which plainPath does in one, with
+// ServeDotFiles and without.
 func FuzzCleanName(f *testing.F) {
 	for _, s := range []string{"/", "//", "/a", "/a/", "/a//b", "a/b", "/.env", "/a/.git/x", "/./a", "/a/..",
 		"/.well-known", "/.well-known/", "/.well-known/acme/x", "/.well-known/.x", "/.well-knownx", "/.well-known/../x",
-		"/a\x00", "/a\\b", "/a/./", "/...", "/a.b/c.", ""} {
+		"/a\x00", "/a\\b", "/a/./", "/...", "/a.b/c.", "", "/.", "/..", "/a/.", "/a/..x", "/..a/b", "/.well-known/.."} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
