@@ -116,18 +116,16 @@ func passOn(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	next.ServeHTTP(w, r)
 }
 
-// observing reports whether Options want a record of each response.
-// observe returns the writer a request is served through: w itself, or,
-// when records are wanted, a recorder around it, which finishRecord,
-// deferred, hands on once the response is complete, also when serving
-// panics (a client gone, a file shrinking).
-func (h *Handler) observe(w http.ResponseWriter) (http.ResponseWriter, *recorder) {
-	if h.opts.AccessLog == nil && h.opts.OnResponse == nil {
-		return w, nil
-	}
+// recording reports whether Options want a record of each response. Then a
+// request is served through a recorder around its writer (startRecord),
+// which finishRecord, deferred, hands on once the response is complete,
+// also when serving panics (a client gone, a file shrinking).
+func (h *Handler) recording() bool { return h.opts.AccessLog != nil || h.opts.OnResponse != nil }
+
+func (h *Handler) startRecord(w http.ResponseWriter) *recorder {
 	rec := recorders.Get().(*recorder)
 	*rec = recorder{w: w}
-	return rec, rec
+	return rec
 }
 
 func (h *Handler) finishRecord(rec *recorder, r *http.Request, start time.Time) {

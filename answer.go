@@ -14,14 +14,15 @@ import (
 // Content-Encoding and encodes what jaws writes; zeroCopy: the request may
 // take the zero-copy path (zeroCopyCandidate), if its response is large
 // enough and its connection allows it; d what it makes of dictionaries.
-func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, outerEncoded, zeroCopy bool, d *dictUse) {
+// It returns the body in memory the caller writes (mover.send).
+func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, outerEncoded, zeroCopy bool, d *dictUse) []byte {
 	useRange, done := h.preconditions(w, r, t.e)
 	if done {
-		return
+		return nil
 	}
 	resp, ok := h.plan(w, r, t.e, useRange, outerEncoded)
 	if !ok {
-		return
+		return nil
 	}
 	if t.e.coding != identity {
 		h.variants.encoded.Add(1)
@@ -33,10 +34,10 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, 
 		resp.zeroCopy = zeroCopy && !resp.transformed && h.tx.zeroCopySize(resp.length) && h.tx.zeroCopyAllowed(w, r)
 		if err := h.store.acquire(t, resp.zeroCopy); err != nil {
 			h.fail(w, err)
-			return
+			return nil
 		}
 	}
-	h.tx.send(w, r, t, &resp)
+	return h.tx.send(w, r, t, &resp)
 }
 
 // preconditions sets e's validators and evaluates the request's

@@ -154,7 +154,13 @@ func (h *Handler) Close() error {
 // http.FileServer does: GET and HEAD, index.html for directories, canonical
 // redirects, ranges and conditional requests.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h.ServeNext(w, r, nil)
+	// ServeNext's body, not a call of it: a frame less under every
+	// response (stack_test.go).
+	if h.recording() {
+		h.serveNextRecorded(w, r, nil)
+		return
+	}
+	h.serveNext(w, r, nil)
 }
 
 // ServeNext serves r as ServeHTTP does when it names something the handler
@@ -164,10 +170,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // answer it. It finds out with the same single lookup a served request
 // makes. A nil next means ServeHTTP.
 func (h *Handler) ServeNext(w http.ResponseWriter, r *http.Request, next http.Handler) {
-	w, rec := h.observe(w)
-	if rec != nil {
-		defer h.finishRecord(rec, r, time.Now())
+	// The recorded case in a function of its own, so that a handler
+	// without records has no deferred call in its frames (stack_test.go).
+	if h.recording() {
+		h.serveNextRecorded(w, r, next)
+		return
 	}
+	h.serveNext(w, r, next)
+}
+
+// serveNextRecorded is ServeNext for a handler that records its responses.
+func (h *Handler) serveNextRecorded(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	rec := h.startRecord(w)
+	defer h.finishRecord(rec, r, time.Now())
+	h.serveNext(rec, r, next)
+}
+
+func (h *Handler) serveNext(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	if !h.admit(w, r, next) {
 		return
 	}
@@ -183,7 +202,7 @@ func (h *Handler) ServeNext(w http.ResponseWriter, r *http.Request, next http.Ha
 		localRedirect(w, r, "./")
 		return
 	}
-	h.serveName(w, r, next, name, true)
+	h.tx.sendMemory(w, h.serveName(w, r, next, name, true))
 }
 
 // ServeFile serves the file name, relative to the root whatever r.URL.Path
@@ -195,9 +214,10 @@ func (h *Handler) ServeNext(w http.ResponseWriter, r *http.Request, next http.Ha
 // without a leading slash; a directory is served by its index.html. Unlike
 // http.ServeFile it redirects nothing: name is not the URL.
 func (h *Handler) ServeFile(w http.ResponseWriter, r *http.Request, name string) {
-	w, rec := h.observe(w)
-	if rec != nil {
+	if h.recording() {
+		rec := h.startRecord(w)
 		defer h.finishRecord(rec, r, time.Now())
+		w = rec
 	}
 	if !h.admit(w, r, nil) {
 		return
@@ -207,7 +227,7 @@ func (h *Handler) ServeFile(w http.ResponseWriter, r *http.Request, name string)
 		h.notFound(w, r, nil)
 		return
 	}
-	h.serveName(w, r, nil, clean, false)
+	h.tx.sendMemory(w, h.serveName(w, r, nil, clean, false))
 }
 
 // admit counts r and answers it when its method is not one the handler
@@ -222,8 +242,9 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, next http.Handle
 }
 
 // serveName serves the cleaned name; redirects says whether the URL is the
-// name's, to be made canonical by a redirect.
-func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Handler, name string, redirects bool) {
+// name's, to be made canonical by a redirect. It returns the body in memory
+// its caller writes (mover.send).
+func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Handler, name string, redirects bool) (whole []byte) {
 	zeroCopy := h.tx.zeroCopyCandidate(w, r)
 	need := fdOwn
 	switch {
@@ -258,21 +279,21 @@ func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Ha
 			} else {
 				h.fail(w, err)
 			}
-			return
+			return nil
 		}
 	}
 	defer t.close()
 	if t.listing() && (!h.opts.DirectoryListing || !redirects) {
 		h.notFound(w, r, next)
-		return
+		return nil
 	}
 	if loc := redirectFor(r.URL.Path, t.isDir()); redirects && loc != "" {
 		localRedirect(w, r, loc)
-		return
+		return nil
 	}
 	if t.listing() {
 		h.serveDir(w, r, t.f)
-		return
+		return nil
 	}
 	// An outer handler that set Content-Encoding encodes the body itself.
 	_, outerEncoded := w.Header()["Content-Encoding"]
@@ -285,5 +306,5 @@ func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Ha
 			t = v
 		}
 	}
-	h.serveEntry(w, r, &t, outerEncoded, zeroCopy, &d)
+	return h.serveEntry(w, r, &t, outerEncoded, zeroCopy, &d)
 }

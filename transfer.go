@@ -118,16 +118,28 @@ func noteSent(w http.ResponseWriter, status int, n int64) {
 // a body in memory goes out in one write (net/http buffers the header with
 // it); a large file on a plain HTTP/1.x connection goes zero-copy; anything
 // else through the portable fallback, from the descriptor the target holds.
-func (s *mover) send(w http.ResponseWriter, r *http.Request, t *target, resp *response) {
+//
+// The one write of a body in memory sent whole, a hit's, is left to the
+// handler's top frame (sendMemory): send writes its status and returns the
+// bytes. Beneath that write net/http formats the header in a frame of nearly
+// 3 KiB, and a request whose stack outgrows the one the collector shrank
+// its idle connection's to copies its whole stack first: on a server of
+// many keep-alive connections, nearly every request (bench/README.md,
+// "Stack depth"; stack_test.go).
+func (s *mover) send(w http.ResponseWriter, r *http.Request, t *target, resp *response) (whole []byte) {
 	e := t.e
 	if e.body != nil {
 		noteTransfer(w, "memory", e.coding)
+		if resp.mp == nil && r.Method != http.MethodHead {
+			w.WriteHeader(resp.status)
+			return e.body[resp.part.off:resp.part.end()]
+		}
 		s.memory.add(writeResponse(w, r, e, resp))
-		return
+		return nil
 	}
 	if resp.zeroCopy && t.sf != nil && s.zeroCopy(w, r, t.sf, resp) {
 		noteTransfer(w, "zerocopy", e.coding)
-		return
+		return nil
 	}
 	noteTransfer(w, "fallback", e.coding)
 	var src bodySource = e // HEAD: never read
@@ -145,6 +157,16 @@ func (s *mover) send(w http.ResponseWriter, r *http.Request, t *target, resp *re
 		src = sectionSource{t.sf.f}
 	}
 	s.fallback.add(writeResponse(w, r, src, resp))
+	return nil
+}
+
+// sendMemory writes the body send left to the handler's top frame, if any,
+// and counts it.
+func (s *mover) sendMemory(w http.ResponseWriter, whole []byte) {
+	if whole != nil {
+		n, _ := w.Write(whole)
+		s.memory.add(int64(n))
+	}
 }
 
 // testHookSharedFallback, when set by a test, sees every response sent by

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Goroutine stack growths per response: how often a server's requests
+# outgrow the stack the collector shrank their idle connection's to, and
+# copy it (runtime.newstack, counted by a uprobe). See bench/README.md,
+# "Stack depth".
+#
+#   bench/newstack.sh jaws jaws-bare ceiling          # fits at 32 and 1000 connections
+#   bench/newstack.sh -conns 1000 -dir /var/tmp/sets jaws
+#
+# Needs perf (linux-perf) and root, for the uprobe.
+set -Eeuo pipefail
+# Globals shared with lib.sh, which reads and sets them (SC2034, SC2154):
+# shellcheck disable=SC2034,SC2154
+
+usage() {
+	cat <<'EOF'
+usage: bench/newstack.sh [-sets LIST] [-conns LIST] [-duration D] [-dir DIR]
+                         [-requests N] [-seed N] SERVER...
+
+  SERVER          jaws (the example), jaws-bare, stdlib or ceiling, as
+                  bench/site.sh names them
+  -sets LIST      comma-separated subset of fits,spills (default fits)
+  -conns LIST     connections of wrk (default 32,1000)
+  -duration D     the measured run, in whole seconds, after as long a
+                  warm-up (default 4s)
+  -dir DIR        where the sets are written and kept (default: a temporary
+                  directory)
+  -requests N     paths in each request list (default 400000)
+  -seed N         seed of the sets (default 1)
+EOF
+}
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+repo=$(pwd)
+. bench/lib.sh # log, die, need_tools, make_tmp, build_bins, start_go, ...
+
+sets=fits conns=32,1000 duration=4s dir='' requests=400000 seed=1
+servers=()
+args=()
+for a in "$@"; do
+	case $a in jaws | jaws-bare | stdlib | ceiling) servers+=("$a") ;; *) args+=("$a") ;; esac
+done
+options=(-sets -conns -duration -dir -requests -seed)
+parse_options "${args[@]}"
+[ ${#servers[@]} -gt 0 ] || { usage >&2; exit 2; }
+[[ $duration =~ ^[1-9][0-9]*s$ ]] || die "-duration $duration: want whole seconds, e.g. 4s"
+IFS=, read -r -a set_list <<<"$sets"
+for s in "${set_list[@]}"; do
+	case $s in fits | spills) ;; *) die "unknown set $s (want fits or spills)" ;; esac
+done
+conns_levels # conns_list, maxconns
+# shellcheck disable=SC2119
+need_tools perf:linux-perf
+raise_nofile
+
+make_tmp jaws-newstack
+[ -n "$dir" ] || dir=$tmp/sets
+build_bins example bench/peers bench/siteset
+srvhost=127.0.0.1
+
+# probe binary: a uprobe on binary's runtime.newstack; its event name.
+probe() {
+	perf probe -q -x "$1" -a "newstack_$2=runtime.newstack" >/dev/null 2>&1 || die "perf probe on $1 failed (root? perf?)"
+	perf probe -l 2>/dev/null | grep -o "probe_[a-z0-9_]*:newstack_$2" | head -1
+}
+
+table="| set | conns | server | responses | stack growths | per response |
+| --- | ---: | --- | ---: | ---: | ---: |"
+for set in "${set_list[@]}"; do
+	sdir=$dir/$set
+	"$tmp/bin/siteset" -set "$set" -dir "$sdir" -seed "$seed" -requests "$requests" | sed -n 1p >&2
+	www=$sdir/www list=$sdir/requests.txt
+	probe=$(head -1 "$list" | cut -d' ' -f1)
+	for srv in "${servers[@]}"; do
+		declare -A url spid
+		case $srv in
+		jaws) start_go jaws "$tmp/bin/example" -root "$www" -addr "$srvhost:0" ;;
+		jaws-bare) start_go jaws-bare "$tmp/bin/peers" -mode jaws -root "$www" -addr "$srvhost:0" ;;
+		*) start_go "$srv" "$tmp/bin/peers" -mode "$srv" -root "$www" -addr "$srvhost:0" ;;
+		esac
+		bin=$tmp/bin/peers
+		[ "$srv" != jaws ] || bin=$tmp/bin/example
+		ev=$(probe "$bin" "${srv//-/_}")
+		for c in "${conns_list[@]}"; do
+			taskset -c 1 wrk -t1 -c"$c" -d"$duration" --timeout 30s -s "$repo/bench/site.lua" "${url[$srv]}" -- "$list" 0 1 >/dev/null 2>&1
+			perf stat -e "$ev" -p "${spid[$srv]}" -o "$tmp/perf" &
+			pp=$!
+			taskset -c 1 wrk -t1 -c"$c" -d"$duration" --timeout 30s -s "$repo/bench/site.lua" "${url[$srv]}" -- "$list" 1000 1 >"$tmp/wrk" 2>&1
+			kill -INT "$pp"
+			wait "$pp" || true
+			IFS=, read -r n _ _ _ _ _ non2xx <<<"$(parse_wrk <"$tmp/wrk")"
+			[ "$non2xx" = 0 ] || die "$srv answered $non2xx requests with an error status"
+			g=$(awk -v e="$ev" '$2 == e { gsub(/,/, "", $1); print $1 }' "$tmp/perf")
+			table+=$'\n'"$(awk -v s="$set" -v c="$c" -v v="$srv" -v n="$n" -v g="$g" \
+				'BEGIN { printf "| %s | %d | %s | %d | %d | %.3f |", s, c, v, n, g, g / n }')"
+			log "$set c$c $srv: $g growths in $n responses"
+		done
+		perf probe -q -d "$ev" >/dev/null 2>&1 || true
+		kill "${spid[$srv]}" 2>/dev/null || true
+		wait "${spid[$srv]}" 2>/dev/null || true
+		unset url spid
+	done
+done
+echo "$table"

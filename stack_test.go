@@ -1,0 +1,139 @@
+package jaws
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"unsafe"
+)
+
+// hitPathStackBudget is the most stack a hit from memory may use beyond
+// what a handler writing the same bytes itself uses, from the handler's
+// entry to the socket write of the response. The collector halves the
+// stack of a goroutine that uses under a quarter of it, as every idle
+// keep-alive connection's does, so on a server with many connections each
+// request that outgrows the halved stack copies its whole stack first.
+// net/http alone takes most of 8 KiB there (its header writer's frame is
+// nearly 3), and an application's middleware sits on top of jaws's frames,
+// so jaws writes a hit's body from its top frame (mover.send): 88 bytes
+// more than a plain handler on go1.26, where writing it three calls down
+// took 1,200 (bench/README.md, "Stack depth").
+const hitPathStackBudget = 512
+
+// stackMark returns an address in the frame of a call made from where it
+// is called: the depth of the stack there, to compare with another mark of
+// the same goroutine.
+//
+//go:noinline
+func stackMark() uintptr {
+	var x byte
+	return uintptr(unsafe.Pointer(&x))
+}
+
+// markConn records, at the first write after armed is set, how far the
+// stack has grown since armed's mark.
+type markConn struct {
+	net.Conn
+	armed, depth *atomic.Uintptr
+}
+
+func (c markConn) Write(p []byte) (int, error) {
+	if top := c.armed.Swap(0); top != 0 {
+		c.depth.Store(top - stackMark())
+	}
+	return c.Conn.Write(p)
+}
+
+type markListener struct {
+	net.Listener
+	armed, depth *atomic.Uintptr
+}
+
+func (l markListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return markConn{c, l.armed, l.depth}, nil
+}
+
+// writeDepth is the stack that serving path through h takes, from the
+// server's call of the handler to the socket write of the response, on the
+// third request of one keep-alive connection: by then its goroutine's
+// stack has grown to what a request needs, and with the collector off
+// nothing shrinks or moves it between the two marks.
+func writeDepth(t *testing.T, h http.Handler, path string) uintptr {
+	t.Helper()
+	var armed, depth atomic.Uintptr
+	marked := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		armed.Store(stackMark())
+		h.ServeHTTP(w, r)
+	})
+	srv := httptest.NewUnstartedServer(marked)
+	srv.Listener = markListener{srv.Listener, &armed, &depth}
+	srv.Start()
+	defer srv.Close()
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	must(t, err)
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for range 3 {
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path)
+		resp, err := http.ReadResponse(br, nil)
+		must(t, err)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %s", path, resp.Status)
+		}
+	}
+	d := depth.Load()
+	if d == 0 || d > 1<<20 {
+		t.Fatalf("GET %s: no depth measured (%d)", path, d)
+	}
+	return d
+}
+
+// TestHitPathStackDepth: a hit from memory adds at most
+// hitPathStackBudget bytes of stack to what net/http's own write of the
+// same response takes.
+func TestHitPathStackDepth(t *testing.T) {
+	if raceEnabled || testing.CoverMode() != "" {
+		t.Skip("instrumented code has frames of other sizes")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	dir := tempDir(t)
+	// Over net/http's 2 KiB response buffer and its connection's 4 KiB
+	// one, so that the header and the first bytes go out inside the
+	// handler's call, as they do for most of a site's files, not after it
+	// returned.
+	body := randomBytes(8000)
+	must(t, os.WriteFile(filepath.Join(dir, "a.bin"), body, 0o644))
+	h := newTestHandler(t, dir, Options{})
+
+	plain := writeDepth(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hdr := w.Header()
+		hdr["Content-Type"] = []string{"application/octet-stream"}
+		hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+		w.WriteHeader(http.StatusOK)
+		w.Write(body)
+	}), "/a.bin")
+	served := writeDepth(t, h, "/a.bin")
+	if got := h.Stats().Memory.Responses; got == 0 {
+		t.Fatalf("no response from memory: %+v", h.Stats())
+	}
+	extra := int(served) - int(plain)
+	t.Logf("stack to the socket write: %d bytes through jaws, %d by a plain handler: %d more", served, plain, extra)
+	if extra > hitPathStackBudget {
+		t.Errorf("a hit from memory takes %d bytes of stack more than a plain handler's write, over the budget of %d", extra, hitPathStackBudget)
+	}
+}
