@@ -7,6 +7,7 @@
 #
 #   bench/pair.sh jaws-bare/ceiling jaws/stdlib   # fits at 32 and 1000 connections, 7 rounds of 4 s
 #   bench/pair.sh -sets fits,spills -conns 32 -dir /var/tmp/sets jaws-bare/ceiling
+#   bench/pair.sh -sets media jaws/stdlib       # CPU per MiB of large files, 4 connections
 #
 # The sets are bench/siteset's, as bench/site.sh writes them (-dir keeps
 # them for the next run).
@@ -21,8 +22,11 @@ usage: bench/pair.sh [-sets LIST] [-conns LIST] [-rounds N] [-duration D]
 
   A/B             two servers measured together, each of jaws, jaws-bare,
                   stdlib, ceiling, nginx (as bench/site.sh names them)
-  -sets LIST      comma-separated subset of fits,spills (default fits)
+  -sets LIST      comma-separated subset of fits,spills,media (default fits);
+                  media is measured per MiB read, not per response
   -conns LIST     connections for each server's wrk (default 32,1000)
+  -bigconns N     connections for media at every level (default 4, as
+                  bench/site.sh: a few 28 MiB responses fill the link)
   -rounds N       rounds per pair and level; the report takes the median of
                   the rounds' ratios (default 7)
   -duration D     one round, in whole seconds, e.g. 4s (default 4s)
@@ -38,20 +42,21 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo=$(pwd)
 . bench/lib.sh # log, die, need_tools, make_tmp, build_bins, start_go, ...
 
-sets=fits conns=32,1000 rounds=7 duration=4s dir='' requests=400000 seed=1
+sets=fits conns=32,1000 bigconns=4 rounds=7 duration=4s dir='' requests=400000 seed=1
 pairs=()
 args=()
 for a in "$@"; do
 	if [[ $a =~ ^[a-z][a-z-]*/[a-z][a-z-]*$ ]]; then pairs+=("$a"); else args+=("$a"); fi
 done
-options=(-sets -conns -rounds -duration -dir -requests -seed)
+options=(-sets -conns -bigconns -rounds -duration -dir -requests -seed)
 parse_options "${args[@]}"
 [ ${#pairs[@]} -gt 0 ] || { usage >&2; exit 2; }
 [[ $duration =~ ^[1-9][0-9]*s$ ]] || die "-duration $duration: want whole seconds, e.g. 4s"
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "-rounds $rounds: want a number"
+[[ $bigconns =~ ^[1-9][0-9]*$ ]] || die "-bigconns $bigconns: want a number"
 IFS=, read -r -a set_list <<<"$sets"
 for s in "${set_list[@]}"; do
-	case $s in fits | spills) ;; *) die "unknown set $s (want fits or spills)" ;; esac
+	case $s in fits | spills | media) ;; *) die "unknown set $s (want fits, spills or media)" ;; esac
 done
 declare -A want
 for p in "${pairs[@]}"; do
@@ -96,18 +101,27 @@ both() {
 	cores "$tmp/cores1"
 }
 # responses server: the requests its last wrk counted, after checking
-# that none had an error status.
+# that none had an error status; for media, the MiB it read (wrk's "read",
+# partial responses too: a round ends with a few large ones in flight).
 responses() {
 	local res
 	res=$(parse_wrk <"$tmp/$1.wrk")
 	IFS=, read -r n _ _ _ _ _ non2xx <<<"$res"
 	[ "$non2xx" = 0 ] || die "$1 answered $non2xx requests with an error status"
 	[ "$n" -gt 0 ] || die "$1 answered nothing: $(cat "$tmp/$1.err")"
+	if [ "$set" = media ]; then
+		awk '$2 == "requests" && $3 == "in" {
+			v = $5; sub(/read$/, "", v); n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
+			if (u == "KB") n /= 1024; else if (u == "B") n /= 1048576
+			else if (u == "GB") n *= 1024; else if (u == "TB") n *= 1048576
+			printf "%.3f\n", n }' "$tmp/$1.wrk"
+		return
+	fi
 	echo "$n"
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-table="| set | conns | A | B | CPU µs per response, A / B (medians) | B ÷ A, CPU per response (median, range of $rounds rounds) | CPU 0 / CPU 1 busy |
+table="| set | conns | A | B | CPU µs per response (media: per MiB), A / B (medians) | B ÷ A, CPU per response (median, range of $rounds rounds) | CPU 0 / CPU 1 busy |
 | --- | ---: | --- | --- | --- | --- | --- |"
 for set in "${set_list[@]}"; do
 	sdir=$dir/$set
@@ -128,9 +142,13 @@ for set in "${set_list[@]}"; do
 		esac
 		"$tmp/bin/siteset" -check "${url[$srv]}" -dir "$sdir" >&2 || die "$set: $srv does not serve the set right"
 	done
+	levels=("${conns_list[@]}") unit=response
+	if [ "$set" = media ]; then
+		levels=("$bigconns") unit=MiB
+	fi
 	for p in "${pairs[@]}"; do
 		a=${p%%/*} b=${p#*/}
-		for c in "${conns_list[@]}"; do
+		for c in "${levels[@]}"; do
 			log "$set c$c: $a and $b, warming up"
 			both "$a" "$b" "$c" 0
 			: >"$tmp/rounds"
@@ -144,7 +162,7 @@ for set in "${set_list[@]}"; do
 				awk -v ta="$ta" -v tb="$tb" -v na="$na" -v nb="$nb" -v hz="$hz" -v b0="$busy0" -v b1="$busy1" \
 					'BEGIN { ua = ta / hz * 1e6 / na; ub = tb / hz * 1e6 / nb
 					         printf "%.2f %.2f %.4f %.2f %.2f\n", ua, ub, ub / ua, b0, b1 }' >>"$tmp/rounds"
-				log "$set c$c round $r: $a $(awk 'END { print $1 }' "$tmp/rounds") µs, $b $(awk 'END { print $2 }' "$tmp/rounds") µs per response"
+				log "$set c$c round $r: $a $(awk 'END { print $1 }' "$tmp/rounds") µs, $b $(awk 'END { print $2 }' "$tmp/rounds") µs per $unit"
 			done
 			ua=$(cut -d' ' -f1 "$tmp/rounds" | median) ub=$(cut -d' ' -f2 "$tmp/rounds" | median)
 			ratio=$(cut -d' ' -f3 "$tmp/rounds" | median)
