@@ -14,15 +14,15 @@ import (
 // Content-Encoding and encodes what jaws writes; zeroCopy: the request may
 // take the zero-copy path (zeroCopyCandidate), if its response is large
 // enough and its connection allows it; d what it makes of dictionaries.
-// It returns the body in memory the caller writes (mover.send).
-func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, outerEncoded, zeroCopy bool, d *dictUse) []byte {
+// It returns the body the caller writes (mover.send).
+func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, outerEncoded, zeroCopy bool, d *dictUse) unsent {
 	useRange, done := h.preconditions(w, r, t.e)
 	if done {
-		return nil
+		return unsent{}
 	}
 	resp, ok := h.plan(w, r, t.e, useRange, outerEncoded)
 	if !ok {
-		return nil
+		return unsent{}
 	}
 	if t.e.coding != identity {
 		h.variants.encoded.Add(1)
@@ -34,7 +34,7 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, 
 		resp.zeroCopy = zeroCopy && !resp.transformed && h.tx.zeroCopySize(resp.length) && h.tx.zeroCopyAllowed(w, r)
 		if err := h.store.acquire(t, resp.zeroCopy); err != nil {
 			h.fail(w, err)
-			return nil
+			return unsent{}
 		}
 	}
 	return h.tx.send(w, r, t, &resp)

@@ -202,7 +202,7 @@ func (h *Handler) serveNext(w http.ResponseWriter, r *http.Request, next http.Ha
 		localRedirect(w, r, "./")
 		return
 	}
-	h.tx.sendMemory(w, h.serveName(w, r, next, name, true))
+	h.tx.finish(w, h.serveName(w, r, next, name, true))
 }
 
 // ServeFile serves the file name, relative to the root whatever r.URL.Path
@@ -227,7 +227,7 @@ func (h *Handler) ServeFile(w http.ResponseWriter, r *http.Request, name string)
 		h.notFound(w, r, nil)
 		return
 	}
-	h.tx.sendMemory(w, h.serveName(w, r, nil, clean, false))
+	h.tx.finish(w, h.serveName(w, r, nil, clean, false))
 }
 
 // admit counts r and answers it when its method is not one the handler
@@ -242,9 +242,9 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, next http.Handle
 }
 
 // serveName serves the cleaned name; redirects says whether the URL is the
-// name's, to be made canonical by a redirect. It returns the body in memory
-// its caller writes (mover.send).
-func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Handler, name string, redirects bool) (whole []byte) {
+// name's, to be made canonical by a redirect. It returns the body its
+// caller writes (mover.send).
+func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Handler, name string, redirects bool) unsent {
 	zeroCopy := h.tx.zeroCopyCandidate(w, r)
 	need := fdOwn
 	switch {
@@ -279,21 +279,21 @@ func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Ha
 			} else {
 				h.fail(w, err)
 			}
-			return nil
+			return unsent{}
 		}
 	}
 	defer t.close()
 	if t.listing() && (!h.opts.DirectoryListing || !redirects) {
 		h.notFound(w, r, next)
-		return nil
+		return unsent{}
 	}
 	if loc := redirectFor(r.URL.Path, t.isDir()); redirects && loc != "" {
 		localRedirect(w, r, loc)
-		return nil
+		return unsent{}
 	}
 	if t.listing() {
 		h.serveDir(w, r, t.f)
-		return nil
+		return unsent{}
 	}
 	// An outer handler that set Content-Encoding encodes the body itself.
 	_, outerEncoded := w.Header()["Content-Encoding"]

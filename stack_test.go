@@ -16,18 +16,20 @@ import (
 	"unsafe"
 )
 
-// hitPathStackBudget is the most stack a hit from memory may use beyond
-// what a handler writing the same bytes itself uses, from the handler's
-// entry to the socket write of the response. The collector halves the
-// stack of a goroutine that uses under a quarter of it, as every idle
-// keep-alive connection's does, so on a server with many connections each
-// request that outgrows the halved stack copies its whole stack first.
-// net/http alone takes most of 8 KiB there (its header writer's frame is
-// nearly 3), and an application's middleware sits on top of jaws's frames,
-// so jaws writes a hit's body from its top frame (mover.send): 88 bytes
-// more than a plain handler on go1.26, where writing it three calls down
-// took 1,200 (bench/README.md, "Stack depth").
-const hitPathStackBudget = 512
+// writeStackBudget is the most stack a response whose body jaws writes
+// whole (from memory, or from disk through the fallback) may use beyond
+// what a handler writing the same bytes the same way uses, from the
+// handler's entry to the socket write of the response. The collector
+// halves the stack of a goroutine that uses under a quarter of it, as every
+// idle keep-alive connection's does, so on a server with many connections
+// each request that outgrows the halved stack copies its whole stack
+// first. net/http alone takes most of 8 KiB there (its header writer's
+// frame is nearly 3), and an application's middleware sits on top of
+// jaws's frames, so jaws writes such a body from its top frame
+// (mover.finish): on go1.26 80 bytes more than a plain handler from memory
+// and 104 from disk, where writing it three calls down took 1,104 and 912
+// (bench/README.md, "Stack depth").
+const writeStackBudget = 512
 
 // stackMark returns an address in the frame of a call made from where it
 // is called: the depth of the stack there, to compare with another mark of
@@ -103,37 +105,58 @@ func writeDepth(t *testing.T, h http.Handler, path string) uintptr {
 	return d
 }
 
-// TestHitPathStackDepth: a hit from memory adds at most
-// hitPathStackBudget bytes of stack to what net/http's own write of the
-// same response takes.
-func TestHitPathStackDepth(t *testing.T) {
+// TestWriteStackDepth: a body jaws writes whole adds at most
+// writeStackBudget bytes of stack to what net/http's own write of the same
+// response takes.
+func TestWriteStackDepth(t *testing.T) {
 	if raceEnabled || testing.CoverMode() != "" {
 		t.Skip("instrumented code has frames of other sizes")
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	dir := tempDir(t)
-	// Over net/http's 2 KiB response buffer and its connection's 4 KiB
-	// one, so that the header and the first bytes go out inside the
-	// handler's call, as they do for most of a site's files, not after it
-	// returned.
-	body := randomBytes(8000)
-	must(t, os.WriteFile(filepath.Join(dir, "a.bin"), body, 0o644))
 	h := newTestHandler(t, dir, Options{})
-
-	plain := writeDepth(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hdr := w.Header()
-		hdr["Content-Type"] = []string{"application/octet-stream"}
-		hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
-		w.WriteHeader(http.StatusOK)
-		w.Write(body)
-	}), "/a.bin")
-	served := writeDepth(t, h, "/a.bin")
-	if got := h.Stats().Memory.Responses; got == 0 {
-		t.Fatalf("no response from memory: %+v", h.Stats())
-	}
-	extra := int(served) - int(plain)
-	t.Logf("stack to the socket write: %d bytes through jaws, %d by a plain handler: %d more", served, plain, extra)
-	if extra > hitPathStackBudget {
-		t.Errorf("a hit from memory takes %d bytes of stack more than a plain handler's write, over the budget of %d", extra, hitPathStackBudget)
+	for _, tt := range []struct {
+		name string
+		size int // over net/http's 2 KiB response buffer and its connection's 4 KiB: the header goes out inside the handler's call
+		path func(Stats) PathStats
+		// plain writes the file's bytes as jaws's path does: one Write
+		// from memory, io.Copy from an *os.File (net/http's sendfile).
+		plain func(w http.ResponseWriter, file string, body []byte)
+	}{
+		{"memory", 8000, func(s Stats) PathStats { return s.Memory }, func(w http.ResponseWriter, _ string, body []byte) {
+			w.Write(body)
+		}},
+		{"fallback", 100 << 10, func(s Stats) PathStats { return s.Fallback }, func(w http.ResponseWriter, file string, _ []byte) {
+			f, err := os.Open(file)
+			if err != nil {
+				panic(err)
+			}
+			defer f.Close()
+			io.Copy(w, f)
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			name := tt.name + ".bin"
+			file := filepath.Join(dir, name)
+			body := randomBytes(tt.size)
+			must(t, os.WriteFile(file, body, 0o644))
+			plain := writeDepth(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				hdr := w.Header()
+				hdr["Content-Type"] = []string{"application/octet-stream"}
+				hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+				w.WriteHeader(http.StatusOK)
+				tt.plain(w, file, body)
+			}), "/"+name)
+			before := tt.path(h.Stats()).Responses
+			served := writeDepth(t, h, "/"+name)
+			if n := tt.path(h.Stats()).Responses - before; n != 3 {
+				t.Fatalf("%d of 3 responses by the %s path: %+v", n, tt.name, h.Stats())
+			}
+			extra := int(served) - int(plain)
+			t.Logf("stack to the socket write: %d bytes through jaws, %d by a plain handler: %d more", served, plain, extra)
+			if extra > writeStackBudget {
+				t.Errorf("jaws takes %d bytes of stack more than a plain handler's write, over the budget of %d", extra, writeStackBudget)
+			}
+		})
 	}
 }

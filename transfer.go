@@ -3,6 +3,7 @@ package jaws
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -119,33 +120,42 @@ func noteSent(w http.ResponseWriter, status int, n int64) {
 // it); a large file on a plain HTTP/1.x connection goes zero-copy; anything
 // else through the portable fallback, from the descriptor the target holds.
 //
-// The one write of a body in memory sent whole, a hit's, is left to the
-// handler's top frame (sendMemory): send writes its status and returns the
-// bytes. Beneath that write net/http formats the header in a frame of nearly
-// 3 KiB, and a request whose stack outgrows the one the collector shrank
-// its idle connection's to copies its whole stack first: on a server of
-// many keep-alive connections, nearly every request (bench/README.md,
-// "Stack depth"; stack_test.go).
-func (s *mover) send(w http.ResponseWriter, r *http.Request, t *target, resp *response) (whole []byte) {
+// The write of a body sent whole, from memory or through the fallback from
+// the request's own descriptor, is left to the handler's top frame
+// (finish): send writes the status and returns the body, with the
+// descriptor, which the target then no longer holds. Beneath that write
+// net/http formats the header in a frame of nearly 3 KiB, and a request
+// whose stack outgrows the one the collector shrank its idle connection's
+// to copies its whole stack first: on a server of many keep-alive
+// connections, nearly every request (bench/README.md, "Stack depth";
+// stack_test.go).
+func (s *mover) send(w http.ResponseWriter, r *http.Request, t *target, resp *response) unsent {
 	e := t.e
+	whole := resp.mp == nil && r.Method != http.MethodHead
 	if e.body != nil {
 		noteTransfer(w, "memory", e.coding)
-		if resp.mp == nil && r.Method != http.MethodHead {
+		if whole {
 			w.WriteHeader(resp.status)
-			return e.body[resp.part.off:resp.part.end()]
+			return unsent{body: e.body[resp.part.off:resp.part.end()]}
 		}
 		s.memory.add(writeResponse(w, r, e, resp))
-		return nil
+		return unsent{}
 	}
 	if resp.zeroCopy && t.sf != nil && s.zeroCopy(w, r, t.sf, resp) {
 		noteTransfer(w, "zerocopy", e.coding)
-		return nil
+		return unsent{}
 	}
 	noteTransfer(w, "fallback", e.coding)
 	var src bodySource = e // HEAD: never read
 	switch {
 	case r.Method == http.MethodHead:
 	case t.f != nil:
+		if whole {
+			w.WriteHeader(resp.status)
+			f := t.f
+			t.f = nil
+			return unsent{f: f, part: resp.part}
+		}
 		src = fileBody(t.f)
 	default:
 		// Zero-copy was chosen but could not run (a client slot on
@@ -157,16 +167,36 @@ func (s *mover) send(w http.ResponseWriter, r *http.Request, t *target, resp *re
 		src = sectionSource{t.sf.f}
 	}
 	s.fallback.add(writeResponse(w, r, src, resp))
-	return nil
+	return unsent{}
 }
 
-// sendMemory writes the body send left to the handler's top frame, if any,
-// and counts it.
-func (s *mover) sendMemory(w http.ResponseWriter, whole []byte) {
-	if whole != nil {
-		n, _ := w.Write(whole)
+// unsent is the body send leaves to the handler's top frame: bytes in
+// memory, or part of the file f, which the request owns. Its status is
+// written.
+type unsent struct {
+	body []byte
+	f    fs.File
+	part span
+}
+
+// finish writes and counts the body send left, if any, and closes its
+// descriptor.
+func (s *mover) finish(w http.ResponseWriter, u unsent) {
+	if u.body != nil {
+		n, _ := w.Write(u.body)
 		s.memory.add(int64(n))
+	} else if u.f != nil {
+		s.finishFile(w, u.f, u.part)
 	}
+}
+
+// finishFile is finish for a body from f: a function of its own, so that
+// a hit's frames hold no deferred call.
+func (s *mover) finishFile(w http.ResponseWriter, f fs.File, part span) {
+	defer f.Close()
+	n, err := fileBody(f).writeSpan(w, part)
+	s.fallback.add(n)
+	abortShort(err)
 }
 
 // testHookSharedFallback, when set by a test, sees every response sent by
@@ -181,13 +211,17 @@ func writeResponse(w http.ResponseWriter, r *http.Request, src bodySource, resp 
 		return 0
 	}
 	n, err := writeBody(w, src, resp)
+	abortShort(err)
+	return n
+}
+
+// abortShort ends the response when the file shrank after its size was
+// announced. Padding would send bytes that are not the file's; aborting
+// lets the client see a truncated response instead of a wrong one.
+func abortShort(err error) {
 	if errors.Is(err, errShortFile) {
-		// The file shrank after its size was announced. Padding would send
-		// bytes that are not the file's; abort so the client sees a
-		// truncated response instead of a wrong one.
 		panic(http.ErrAbortHandler)
 	}
-	return n
 }
 
 // writeBody writes the planned body, part headers and all, from src to w.
