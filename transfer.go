@@ -115,15 +115,17 @@ func noteSent(w http.ResponseWriter, status int, n int64) {
 	}
 }
 
-// send writes the status line and body of resp on the path chosen for it:
-// a body in memory goes out in one write (net/http buffers the header with
-// it); a large file on a plain HTTP/1.x connection goes zero-copy; anything
-// else through the portable fallback, from the descriptor the target holds.
+// send sends resp on the path chosen for it: a body in memory goes out in
+// one write (net/http buffers the header with it); a large file on a plain
+// HTTP/1.x connection goes zero-copy; anything else through the portable
+// fallback, from the descriptor the target holds.
 //
-// The write of a body sent whole, from memory or through the fallback from
-// the request's own descriptor, is left to the handler's top frame
-// (finish): send writes the status and returns the body, with the
-// descriptor, which the target then no longer holds. Beneath that write
+// A body sent whole (one span, not HEAD), from memory or through the
+// fallback from the request's own descriptor, is not written here: send
+// writes the status and returns the body, with the descriptor, which the
+// target then no longer holds, and the handler's top frame writes it
+// (finish). Multipart bodies, HEAD and the shared descriptor's fallback
+// are written here (writeResponse). Beneath that write
 // net/http formats the header in a frame of nearly 3 KiB, and a request
 // whose stack outgrows the one the collector shrank its idle connection's
 // to copies its whole stack first: on a server of many keep-alive
@@ -195,8 +197,8 @@ func (s *mover) finish(w http.ResponseWriter, u unsent) {
 func (s *mover) finishFile(w http.ResponseWriter, f fs.File, part span) {
 	defer f.Close()
 	n, err := fileBody(f).writeSpan(w, part)
+	abortShort(err) // not counted, as writeResponse counts none it aborts
 	s.fallback.add(n)
-	abortShort(err)
 }
 
 // testHookSharedFallback, when set by a test, sees every response sent by
