@@ -161,6 +161,26 @@ build_bins() {
 	for p in "$@"; do go build -o "$tmp/bin/${p##*/}" "./$p"; done
 }
 
+# site_prologue name: the temporary directory (make_tmp name), the sets'
+# directory (dir, in it unless -dir gave one), the binaries the site
+# scripts run (pair.sh, newstack.sh) and the servers' address.
+site_prologue() {
+	make_tmp "$1"
+	[ -n "$dir" ] || dir=$tmp/sets
+	build_bins example bench/peers bench/siteset
+	srvhost=127.0.0.1
+}
+
+# start_site server www: one of site.sh's Go servers (jaws, the example;
+# jaws-bare; stdlib; ceiling) serving www, started by start_go.
+start_site() {
+	case $1 in
+	jaws) start_go jaws "$tmp/bin/example" -root "$2" -addr "$srvhost:0" ;;
+	jaws-bare) start_go jaws-bare "$tmp/bin/peers" -mode jaws -root "$2" -addr "$srvhost:0" ;;
+	*) start_go "$1" "$tmp/bin/peers" -mode "$1" -root "$2" -addr "$srvhost:0" ;;
+	esac
+}
+
 bytes_of() {
 	local s=$1
 	case $s in

@@ -32,7 +32,7 @@ EOF
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo=$(pwd)
-. bench/lib.sh # log, die, need_tools, make_tmp, build_bins, start_go, ...
+. bench/lib.sh # log, die, need_tools, site_prologue, start_site, ...
 
 sets=fits conns=32,1000 duration=4s dir='' requests=400000 seed=1
 servers=()
@@ -53,10 +53,7 @@ conns_levels # conns_list, maxconns
 need_tools perf:linux-perf
 raise_nofile
 
-make_tmp jaws-newstack
-[ -n "$dir" ] || dir=$tmp/sets
-build_bins example bench/peers bench/siteset
-srvhost=127.0.0.1
+site_prologue jaws-newstack
 
 # probe binary: a uprobe on binary's runtime.newstack; its event name.
 probe() {
@@ -73,11 +70,7 @@ for set in "${set_list[@]}"; do
 	probe=$(head -1 "$list" | cut -d' ' -f1)
 	for srv in "${servers[@]}"; do
 		declare -A url spid
-		case $srv in
-		jaws) start_go jaws "$tmp/bin/example" -root "$www" -addr "$srvhost:0" ;;
-		jaws-bare) start_go jaws-bare "$tmp/bin/peers" -mode jaws -root "$www" -addr "$srvhost:0" ;;
-		*) start_go "$srv" "$tmp/bin/peers" -mode "$srv" -root "$www" -addr "$srvhost:0" ;;
-		esac
+		start_site "$srv" "$www"
 		bin=$tmp/bin/peers
 		[ "$srv" != jaws ] || bin=$tmp/bin/example
 		ev=$(probe "$bin" "${srv//-/_}")

@@ -40,7 +40,7 @@ EOF
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo=$(pwd)
-. bench/lib.sh # log, die, need_tools, make_tmp, build_bins, start_go, ...
+. bench/lib.sh # log, die, need_tools, site_prologue, start_site, ...
 
 sets=fits conns=32,1000 bigconns=4 rounds=7 duration=4s dir='' requests=400000 seed=1
 pairs=()
@@ -71,10 +71,7 @@ maxconns=$((2 * maxconns)) # two servers' connections at once
 need_tools
 raise_nofile
 
-make_tmp jaws-pair
-[ -n "$dir" ] || dir=$tmp/sets
-build_bins example bench/peers bench/siteset
-srvhost=127.0.0.1
+site_prologue jaws-pair
 
 # replay server conns start: a wrk for server on CPU 1, in the background,
 # its output in $tmp/SERVER.wrk; its pid joins wrks.
@@ -132,13 +129,11 @@ for set in "${set_list[@]}"; do
 	declare -A url spid
 	for srv in "${!want[@]}"; do
 		case $srv in
-		jaws) start_go jaws "$tmp/bin/example" -root "$www" -addr "$srvhost:0" ;;
-		jaws-bare) start_go jaws-bare "$tmp/bin/peers" -mode jaws -root "$www" -addr "$srvhost:0" ;;
-		stdlib | ceiling) start_go "$srv" "$tmp/bin/peers" -mode "$srv" -root "$www" -addr "$srvhost:0" ;;
 		nginx)
 			port=$(free_port)
 			serve_nginx nginx "http://$srvhost:$port/" "listen $srvhost:$port;" "$www" 10000
 			;;
+		*) start_site "$srv" "$www" ;;
 		esac
 		"$tmp/bin/siteset" -check "${url[$srv]}" -dir "$sdir" >&2 || die "$set: $srv does not serve the set right"
 	done
