@@ -6,6 +6,7 @@
 #
 #   bench/newstack.sh jaws jaws-bare ceiling          # fits at 32 and 1000 connections
 #   bench/newstack.sh -conns 1000 -dir /var/tmp/sets jaws
+#   bench/newstack.sh -close jaws ceiling                # each request on a new connection
 #
 # Needs perf (linux-perf) and root, for the uprobe.
 set -Eeuo pipefail
@@ -14,8 +15,8 @@ set -Eeuo pipefail
 
 usage() {
 	cat <<'EOF'
-usage: bench/newstack.sh [-sets LIST] [-conns LIST] [-duration D] [-dir DIR]
-                         [-requests N] [-seed N] SERVER...
+usage: bench/newstack.sh [-sets LIST] [-conns LIST] [-duration D] [-close]
+                         [-dir DIR] [-requests N] [-seed N] SERVER...
 
   SERVER          jaws (the example), jaws-bare, stdlib or ceiling, as
                   bench/site.sh names them
@@ -23,6 +24,8 @@ usage: bench/newstack.sh [-sets LIST] [-conns LIST] [-duration D] [-dir DIR]
   -conns LIST     connections of wrk (default 32,1000)
   -duration D     the measured run, in whole seconds, after as long a
                   warm-up (default 4s)
+  -close          requests with Connection: close, each on a connection of
+                  its own, whose goroutine starts on a small stack
   -dir DIR        where the sets are written and kept (default: a temporary
                   directory)
   -requests N     paths in each request list (default 400000)
@@ -34,13 +37,13 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo=$(pwd)
 . bench/lib.sh # log, die, need_tools, site_prologue, start_site, ...
 
-sets=fits conns=32,1000 duration=4s dir='' requests=400000 seed=1
+sets=fits conns=32,1000 duration=4s close=false dir='' requests=400000 seed=1
 servers=()
 args=()
 for a in "$@"; do
 	case $a in jaws | jaws-bare | stdlib | ceiling) servers+=("$a") ;; *) args+=("$a") ;; esac
 done
-options=(-sets -conns -duration -dir -requests -seed)
+options=(-sets -conns -duration -close:close=true -dir -requests -seed)
 parse_options "${args[@]}"
 [ ${#servers[@]} -gt 0 ] || { usage >&2; exit 2; }
 [[ $duration =~ ^[1-9][0-9]*s$ ]] || die "-duration $duration: want whole seconds, e.g. 4s"
@@ -61,6 +64,8 @@ probe() {
 	perf probe -l 2>/dev/null | grep -o "probe_[a-z0-9_]*:newstack_$2" | head -1
 }
 
+hdr=()
+[ "$close" = false ] || hdr=(-H "Connection: close")
 table="| set | conns | server | responses | stack growths | per response |
 | --- | ---: | --- | ---: | ---: | ---: |"
 for set in "${set_list[@]}"; do
@@ -75,10 +80,10 @@ for set in "${set_list[@]}"; do
 		[ "$srv" != jaws ] || bin=$tmp/bin/example
 		ev=$(probe "$bin" "${srv//-/_}")
 		for c in "${conns_list[@]}"; do
-			taskset -c 1 wrk -t1 -c"$c" -d"$duration" --timeout 30s -s "$repo/bench/site.lua" "${url[$srv]}" -- "$list" 0 1 >/dev/null 2>&1
+			taskset -c 1 wrk -t1 -c"$c" -d"$duration" --timeout 30s "${hdr[@]}" -s "$repo/bench/site.lua" "${url[$srv]}" -- "$list" 0 1 >/dev/null 2>&1
 			perf stat -e "$ev" -p "${spid[$srv]}" -o "$tmp/perf" &
 			pp=$!
-			taskset -c 1 wrk -t1 -c"$c" -d"$duration" --timeout 30s -s "$repo/bench/site.lua" "${url[$srv]}" -- "$list" 1000 1 >"$tmp/wrk" 2>&1
+			taskset -c 1 wrk -t1 -c"$c" -d"$duration" --timeout 30s "${hdr[@]}" -s "$repo/bench/site.lua" "${url[$srv]}" -- "$list" 1000 1 >"$tmp/wrk" 2>&1
 			kill -INT "$pp"
 			wait "$pp" || true
 			IFS=, read -r n _ _ _ _ _ non2xx <<<"$(parse_wrk <"$tmp/wrk")"
