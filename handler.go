@@ -154,13 +154,7 @@ func (h *Handler) Close() error {
 // http.FileServer does: GET and HEAD, index.html for directories, canonical
 // redirects, ranges and conditional requests.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// ServeNext's body, not a call of it: a frame less under every
-	// response (stack_test.go).
-	if h.recording() {
-		h.serveNextRecorded(w, r, nil)
-		return
-	}
-	h.serveNext(w, r, nil)
+	h.ServeNext(w, r, nil)
 }
 
 // ServeNext serves r as ServeHTTP does when it names something the handler

@@ -1,8 +1,6 @@
 package jaws
 
 import (
-	"bufio"
-	"fmt"
 	"io"
 	"math"
 	"net"
@@ -27,8 +25,8 @@ import (
 // first. net/http alone takes most of 8 KiB there (its header writer's
 // frame is nearly 3), and an application's middleware sits on top of
 // jaws's frames, so jaws writes such a body from its top frame
-// (mover.finish): on go1.26 80 bytes more than a plain handler from memory
-// (272 recording responses) and 304 from disk, where writing it three calls
+// (mover.finish): on go1.26 144 bytes more than a plain handler from memory
+// (336 recording responses) and 368 from disk, where writing it three calls
 // down took 1,104, 1,152 and 1,112 (bench/README.md, "Stack depth").
 const writeStackBudget = 512
 
@@ -92,17 +90,10 @@ func writeDepth(t *testing.T, h http.Handler, path string) uintptr {
 	srv.Listener = markListener{srv.Listener, &armed, &depth}
 	srv.Start()
 	defer srv.Close()
-	c, err := net.Dial("tcp", srv.Listener.Addr().String())
-	must(t, err)
-	defer c.Close()
-	br := bufio.NewReader(c)
+	c := dialRaw(t, srv)
 	for range 3 {
-		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path)
-		resp, err := http.ReadResponse(br, nil)
-		must(t, err)
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
+		c.send(t, get11(path))
+		if resp, _ := c.read(t, "GET"); resp.StatusCode != http.StatusOK {
 			t.Fatalf("GET %s: %s", path, resp.Status)
 		}
 	}

@@ -124,13 +124,13 @@ func noteSent(w http.ResponseWriter, status int, n int64) {
 // fallback from the request's own descriptor, is not written here: send
 // writes the status and returns the body, with the descriptor, which the
 // target then no longer holds, and the handler's top frame writes it
-// (finish). Multipart bodies, HEAD and the shared descriptor's fallback
-// are written here (writeResponse). Beneath that write
-// net/http formats the header in a frame of nearly 3 KiB, and a request
-// whose stack outgrows the one the collector shrank its idle connection's
-// to copies its whole stack first: on a server of many keep-alive
-// connections, nearly every request (bench/README.md, "Stack depth";
-// stack_test.go).
+// (finish). Beneath a body's first write net/http formats the header in a
+// frame of nearly 3 KiB, and a request whose stack outgrows the one the
+// collector shrank its idle connection's to copies its whole stack first:
+// on a server of many keep-alive connections, nearly every request
+// (bench/README.md, "Stack depth"; stack_test.go). Multipart bodies, HEAD
+// and the shared descriptor's fallback, rare, are written here
+// (writeResponse).
 func (s *mover) send(w http.ResponseWriter, r *http.Request, t *target, resp *response) unsent {
 	e := t.e
 	whole := resp.mp == nil && r.Method != http.MethodHead
