@@ -172,14 +172,34 @@ site_prologue() {
 }
 
 # start_site server www: one of site.sh's Go servers (jaws, the example;
-# jaws-bare; stdlib; ceiling) serving www, started by start_go.
+# jaws-bare; stdlib; ceiling) serving www, started by start_go; as
+# server@REV, built from git revision REV (build_rev).
 start_site() {
-	case $1 in
-	jaws) start_go jaws "$tmp/bin/example" -root "$2" -addr "$srvhost:0" ;;
-	jaws-bare) start_go jaws-bare "$tmp/bin/peers" -mode jaws -root "$2" -addr "$srvhost:0" ;;
-	*) start_go "$1" "$tmp/bin/peers" -mode "$1" -root "$2" -addr "$srvhost:0" ;;
+	local bin=$tmp/bin
+	[[ $1 != *@* ]] || bin=$tmp/rev-${1#*@}/bin
+	case ${1%@*} in
+	jaws) start_go "$1" "$bin/example" -root "$2" -addr "$srvhost:0" ;;
+	jaws-bare) start_go "$1" "$bin/peers" -mode jaws -root "$2" -addr "$srvhost:0" ;;
+	*) start_go "$1" "$bin/peers" -mode "${1%@*}" -root "$2" -addr "$srvhost:0" ;;
 	esac
 }
+
+# build_rev rev: the example and bench/peers of git revision rev, in
+# $tmp/rev-REV/bin, from a worktree that goes on exit (remove_revs), so
+# that a change can be measured against what came before it.
+build_rev() {
+	local w=$tmp/rev-$1
+	[ -d "$w" ] && return
+	git -C "$repo" worktree add -q --detach "$w" "$1" || die "no revision $1"
+	revs+=("$w")
+	log "building $1 into $w/bin"
+	(cd "$w" && go build -o bin/example ./example && go build -o bin/peers ./bench/peers)
+}
+remove_revs() {
+	local w
+	for w in "${revs[@]}"; do git -C "$repo" worktree remove --force "$w" 2>/dev/null || true; done
+}
+revs=()
 
 bytes_of() {
 	local s=$1
@@ -204,14 +224,15 @@ free_port() {
 }
 
 # wrk prints sizes in binary units and latencies in us/ms/s.
-parse_wrk() { # wrk output on stdin -> requests,rps,transfer_bps,p50_us,p99_us,socket_errors,non2xx
-	awk '
+wrk_bytes_awk='
 	function bytes(v,   n, u) {
 		n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
 		if (u == "KB") n *= 1024; else if (u == "MB") n *= 1048576
 		else if (u == "GB") n *= 1073741824; else if (u == "TB") n *= 1099511627776
 		return n
-	}
+	}'
+parse_wrk() { # wrk output on stdin -> requests,rps,transfer_bps,p50_us,p99_us,socket_errors,non2xx
+	awk "$wrk_bytes_awk"'
 	function micros(v,   n, u) {
 		n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
 		if (u == "ms") n *= 1000; else if (u == "s") n *= 1000000; else if (u == "m") n *= 60000000

@@ -8,6 +8,7 @@
 #   bench/pair.sh jaws-bare/ceiling jaws/stdlib   # fits at 32 and 1000 connections, 7 rounds of 4 s
 #   bench/pair.sh -sets fits,spills -conns 32 -dir /var/tmp/sets jaws-bare/ceiling
 #   bench/pair.sh -sets media jaws/stdlib       # CPU per MiB of large files, 4 connections
+#   bench/pair.sh -conns 1000 jaws@d5c1934/jaws # the example as of a revision against the tree's
 #
 # The sets are bench/siteset's, as bench/site.sh writes them (-dir keeps
 # them for the next run).
@@ -21,7 +22,8 @@ usage: bench/pair.sh [-sets LIST] [-conns LIST] [-rounds N] [-duration D]
                      [-dir DIR] [-requests N] [-seed N] [-out FILE] A/B...
 
   A/B             two servers measured together, each of jaws, jaws-bare,
-                  stdlib, ceiling, nginx (as bench/site.sh names them)
+                  stdlib, ceiling, nginx (as bench/site.sh names them); a Go
+                  one as NAME@REV is built from git revision REV
   -sets LIST      comma-separated subset of fits,spills,media (default fits);
                   media is measured per MiB read, not per response
   -conns LIST     connections for each server's wrk (default 32,1000)
@@ -46,7 +48,7 @@ sets=fits conns=32,1000 bigconns=4 rounds=7 duration=4s dir='' requests=400000 s
 pairs=()
 args=()
 for a in "$@"; do
-	if [[ $a =~ ^[a-z][a-z-]*/[a-z][a-z-]*$ ]]; then pairs+=("$a"); else args+=("$a"); fi
+	if [[ $a =~ ^[a-z][a-z-]*(@[A-Za-z0-9._-]+)?/[a-z][a-z-]*(@[A-Za-z0-9._-]+)?$ ]]; then pairs+=("$a"); else args+=("$a"); fi
 done
 options=(-sets -conns -bigconns -rounds -duration -dir -requests -seed)
 parse_options "${args[@]}"
@@ -61,7 +63,9 @@ done
 declare -A want
 for p in "${pairs[@]}"; do
 	for s in "${p%%/*}" "${p#*/}"; do
-		case $s in jaws | jaws-bare | stdlib | ceiling | nginx) want[$s]=1 ;; *) die "unknown server $s in $p" ;; esac
+		case $s in jaws | jaws-bare | stdlib | ceiling | nginx | jaws@* | jaws-bare@* | stdlib@* | ceiling@*) want[$s]=1 ;;
+		*) die "unknown server $s in $p" ;;
+		esac
 	done
 	[ "${p%%/*}" != "${p#*/}" ] || die "$p: two different servers, please"
 done
@@ -72,6 +76,10 @@ need_tools
 raise_nofile
 
 site_prologue jaws-pair
+at_exit=remove_revs
+for s in "${!want[@]}"; do
+	[[ $s != *@* ]] || build_rev "${s#*@}"
+done
 
 # replay server conns start: a wrk for server on CPU 1, in the background,
 # its output in $tmp/SERVER.wrk; its pid joins wrks.
@@ -107,11 +115,7 @@ responses() {
 	[ "$non2xx" = 0 ] || die "$1 answered $non2xx requests with an error status"
 	[ "$n" -gt 0 ] || die "$1 answered nothing: $(cat "$tmp/$1.err")"
 	if [ "$set" = media ]; then
-		awk '$2 == "requests" && $3 == "in" {
-			v = $5; sub(/read$/, "", v); n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
-			if (u == "KB") n /= 1024; else if (u == "B") n /= 1048576
-			else if (u == "GB") n *= 1024; else if (u == "TB") n *= 1048576
-			printf "%.3f\n", n }' "$tmp/$1.wrk"
+		awk "$wrk_bytes_awk"'$2 == "requests" && $3 == "in" { v = $5; sub(/read$/, "", v); printf "%.3f\n", bytes(v) / 1048576 }' "$tmp/$1.wrk"
 		return
 	fi
 	echo "$n"
