@@ -969,7 +969,9 @@ func TestHashNameSharesVariants(t *testing.T) {
 // TestCompressedHitOpensNothing: a request answered from a compressed
 // variant in memory opens no file, even where the file itself is sent from
 // disk (larger than CacheMaxFileSize); asked without a coding, or in one
-// the file has no variant in, the same file is sent whole from disk.
+// the file has no variant in, the same file is sent whole from disk, by a
+// descriptor of the request's own or, where offsets can be leased, mostly
+// the shared one's (lease_test.go counts those on one connection).
 func TestCompressedHitOpensNothing(t *testing.T) {
 	t.Parallel()
 	src := bytes.Repeat([]byte("export const compressedHitOpensNothing = 1;\n"), 2000) // 88 KB
@@ -1004,8 +1006,14 @@ func TestCompressedHitOpensNothing(t *testing.T) {
 			for range 3 {
 				get()
 			}
-			if n := openCount("hitopens.js") - before; n != 3*c.opens {
+			n := openCount("hitopens.js") - before
+			switch {
+			case c.opens == 0 && n != 0:
+				t.Errorf("%d opens for 3 hits, want none", n)
+			case c.opens > 0 && !leaseOffsets && n != 3*c.opens:
 				t.Errorf("%d opens for 3 hits, want %d", n, 3*c.opens)
+			case c.opens > 0 && n > 3*c.opens:
+				t.Errorf("%d opens for 3 hits, want at most %d", n, 3*c.opens)
 			}
 		})
 	}

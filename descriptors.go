@@ -4,8 +4,10 @@ import "io/fs"
 
 // Which descriptor a request reads. A body in memory needs none; a zero-copy
 // transfer reads the entry's shared descriptor at explicit offsets; the
-// fallback reads one of the request's own, whose offset net/http's sendfile
-// moves (opened in one system call where the kernel can: openBeneath).
+// fallback reads one whose offset is the request's own, since net/http's
+// sendfile moves it: a lease of the shared descriptor's offset while no
+// other transfer holds it (sharedFile.lease), else one it opens (in one
+// system call where the kernel can: openBeneath).
 
 // target is what a request name resolved to: a file entry, or a directory
 // without an index page, with the descriptors the request holds.
@@ -38,7 +40,7 @@ type fdNeed int
 const (
 	fdNone   fdNeed = iota // a body in memory, or HEAD: nothing is read
 	fdShared               // zero-copy: the entry's shared descriptor, read at explicit offsets
-	fdOwn                  // the fallback: a descriptor whose offset net/http's sendfile may move
+	fdOwn                  // the fallback: a descriptor whose offset net/http's sendfile may move (own)
 )
 
 // confirmFor confirms a cached entry and takes the descriptor the request
@@ -52,6 +54,14 @@ func (s *store) confirmFor(e *entry, need fdNeed) (target, bool) {
 	}
 	if need == fdShared && e.size() < s.sharedMin {
 		need = fdOwn // too small for zero-copy: the fallback's own descriptor
+	}
+	if need == fdOwn && e.sf != nil && leaseOffsets {
+		// Confirmed as for zero-copy, then the shared descriptor's offset
+		// if no other transfer holds it (sharedFile.lease).
+		if !s.confirm(e) {
+			return target{}, false
+		}
+		return t, s.own(&t) == nil
 	}
 	if need == fdOwn || e.sf == nil {
 		f, err := s.openVersion(e)
@@ -80,16 +90,14 @@ func (s *store) confirmFor(e *entry, need fdNeed) (target, bool) {
 // the entry was confirmed, the entry's shared descriptor still reads the
 // version confirmed.
 func (s *store) acquire(t *target, shared bool) error {
-	e := t.e
 	if shared && t.sf == nil {
 		s.acquireShared(t)
 	}
 	if shared && t.sf != nil || t.f != nil {
 		return nil
 	}
-	f, err := s.openConfirmed(e)
+	err := s.own(t)
 	if err == nil {
-		t.f = f
 		return nil
 	}
 	if t.sf == nil {
@@ -99,6 +107,24 @@ func (s *store) acquire(t *target, shared bool) error {
 		return nil // read at offsets: the version the entry describes
 	}
 	return err
+}
+
+// own gives t a descriptor whose offset is its own, for a request that has
+// confirmed t.e since it began: a lease of the shared descriptor's offset,
+// else one it opens.
+func (s *store) own(t *target) error {
+	if sf := t.e.sf; sf != nil {
+		if l, ok := sf.lease(t.e); ok {
+			t.f = l
+			return nil
+		}
+	}
+	f, err := s.openConfirmed(t.e)
+	if err != nil {
+		return err
+	}
+	t.f = f
+	return nil
 }
 
 // acquireShared gives t a reference to its entry's shared descriptor, if it

@@ -1,6 +1,7 @@
 package jaws
 
 import (
+	"io"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ type sharedFile struct {
 	mu     sync.Mutex
 	refs   int
 	cached atomic.Bool // the cache's reference is not released yet
+	leased atomic.Bool // one fallback transfer holds the descriptor's offset
 }
 
 // newSharedFile returns f with two references: the cache's, released by
@@ -56,6 +58,51 @@ func (s *sharedFile) release() {
 	if last {
 		s.f.Close()
 	}
+}
+
+// lease gives one fallback transfer of e the descriptor's offset, which
+// net/http's sendfile moves, and which zero-copy transfers, at explicit
+// offsets, and sectionSource, by pread, leave alone: a mid-size file is
+// then sent without a descriptor of its request's own, whose open, fstat
+// and close cost more than the rest of jaws's work for it. The lease
+// holds a reference, and starts at the file's start, as a fresh
+// descriptor would; its Close returns both, once. ok is false where
+// offsets are not the transfer's alone (leaseOffsets), while another
+// transfer holds the lease, or when the descriptor is closed or no longer
+// holds e's version: the caller opens a descriptor of its own then.
+func (s *sharedFile) lease(e *entry) (*leasedFile, bool) {
+	if !leaseOffsets || !s.leased.CompareAndSwap(false, true) {
+		return nil, false
+	}
+	if !s.acquire() {
+		s.leased.Store(false)
+		return nil, false
+	}
+	l := &leasedFile{File: s.f, sf: s}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil || !s.holds(e) {
+		l.Close()
+		return nil, false
+	}
+	return l, true
+}
+
+// leasedFile is the shared descriptor while a fallback transfer holds its
+// offset: an *os.File to net/http's sendfile and to fileSource, whose
+// Close ends the lease instead of closing it.
+type leasedFile struct {
+	*os.File
+	sf     *sharedFile
+	closed atomic.Bool
+}
+
+// Close ends the lease and returns its reference, the first time it is
+// called: a second call would release another lease's.
+func (l *leasedFile) Close() error {
+	if l.closed.CompareAndSwap(false, true) {
+		l.sf.leased.Store(false)
+		l.sf.release()
+	}
+	return nil
 }
 
 // holds reports whether the file still is the version e describes. Events

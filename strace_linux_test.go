@@ -131,6 +131,52 @@ func straceZeroCopyChild(t *testing.T, dir string) {
 	}
 }
 
+// TestStraceFallbackLease re-runs itself under strace while serving a
+// mid-size file (sent by the fallback) five times on one keep-alive
+// connection: no request after the first opens the file, and net/http
+// still sends the leased descriptor by sendfile.
+func TestStraceFallbackLease(t *testing.T) {
+	if dir := os.Getenv("JAWS_STRACE_LEASE"); dir != "" {
+		h := newTestHandler(t, dir, Options{})
+		srv := httptest.NewServer(h)
+		defer srv.Close()
+		c := dialRaw(t, srv)
+		c.send(t, get11("/mid.bin")) // caches the entry and its descriptor
+		c.read(t, "GET")
+		os.Open("/nonexistent/jaws-strace-begin")
+		for range 5 {
+			c.send(t, get11("/mid.bin"))
+			if resp, body := c.read(t, "GET"); resp.StatusCode != 200 || len(body) != midSize {
+				t.Fatalf("%d, %d bytes", resp.StatusCode, len(body))
+			}
+		}
+		os.Open("/nonexistent/jaws-strace-end")
+		return
+	}
+	t.Parallel() // the child runs alone, in a process of its own
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "mid.bin"), randomBytes(midSize), 0o644))
+	lines := underStrace(t, "TestStraceFallbackLease", "JAWS_STRACE_LEASE", dir, "sendfile,openat,openat2")
+	var sent int64
+	for _, l := range lines {
+		switch {
+		case strings.Contains(l, "mid.bin"):
+			t.Errorf("a request opened the file: %s", l)
+		case strings.Contains(l, "sendfile(") || strings.Contains(l, "sendfile resumed>"):
+			var n int64
+			if i := strings.LastIndex(l, "= "); i >= 0 && !strings.Contains(l, "<unfinished") {
+				fmt.Sscan(l[i+2:], &n)
+			}
+			sent += max(n, 0)
+		}
+	}
+	// net/http writes a body's first 512 bytes with the header, then
+	// hands the rest to sendfile (response.ReadFrom).
+	if want := int64(5 * (midSize - sniffLen)); sent < want || sent > 5*midSize {
+		t.Errorf("%d body bytes by sendfile, want %d to %d", sent, want, 5*midSize)
+	}
+}
+
 // underStrace re-runs test in a child process under strace, tracing the
 // given system calls, with env set to dir so the child knows its part, and
 // returns the trace lines the child wrote between its begin and end markers
