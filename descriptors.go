@@ -46,7 +46,9 @@ const (
 // confirmFor confirms a cached entry and takes the descriptor the request
 // needs. A request that reads the file through a descriptor of its own
 // confirms the entry by that descriptor's stat, which costs nothing more
-// and holds whatever Options.Revalidate or events say.
+// and holds whatever Options.Revalidate or events say; where it will lease
+// the shared descriptor's offset instead, the entry is confirmed as for
+// zero-copy, and the lease's fstat checks the descriptor's version.
 func (s *store) confirmFor(e *entry, need fdNeed) (target, bool) {
 	t := target{e: e}
 	if e.body != nil || need == fdNone {
@@ -56,12 +58,10 @@ func (s *store) confirmFor(e *entry, need fdNeed) (target, bool) {
 		need = fdOwn // too small for zero-copy: the fallback's own descriptor
 	}
 	if need == fdOwn && e.sf != nil && leaseOffsets {
-		// Confirmed as for zero-copy, then the shared descriptor's offset
-		// if no other transfer holds it (sharedFile.lease).
-		if !s.confirm(e) {
-			return target{}, false
-		}
-		return t, s.own(&t) == nil
+		// Confirmed as for zero-copy; the transfer takes the shared
+		// descriptor's offset (acquire, own) once the preconditions call
+		// for a body: a 304 reads nothing.
+		return t, s.confirm(e)
 	}
 	if need == fdOwn || e.sf == nil {
 		f, err := s.openVersion(e)

@@ -27,16 +27,17 @@ func TestLeaseOnOneConnection(t *testing.T) {
 	t.Parallel()
 	dir := tempDir(t)
 	data := randomBytes(midSize)
-	must(t, os.WriteFile(filepath.Join(dir, "mid.bin"), data, 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "onconn.bin"), data, 0o644))
 	h := newTestHandler(t, dir, Options{})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	c := dialRaw(t, srv)
-	c.send(t, get11("/mid.bin")) // builds the entry, which holds the shared descriptor
+	c.send(t, get11("/onconn.bin")) // builds the entry, which holds the shared descriptor
 	if resp, body := c.read(t, "GET"); resp.StatusCode != 200 || !bytes.Equal(body, data) {
 		t.Fatalf("first GET: %d, %d bytes", resp.StatusCode, len(body))
 	}
-	before, fallbacks := openCount("mid.bin"), h.Stats().Fallback.Responses
+	h.store.cache.sync() // the cache holds it
+	before, fallbacks := openCount("onconn.bin"), h.Stats().Fallback.Responses
 	reads := 0 // requests that read the file
 	cases := []struct {
 		name, extra string
@@ -51,7 +52,7 @@ func TestLeaseOnOneConnection(t *testing.T) {
 		{name: "not modified", extra: "If-None-Match: *\r\n"},
 	}
 	for _, c2 := range cases {
-		c.send(t, get11("/mid.bin", c2.extra))
+		c.send(t, get11("/onconn.bin", c2.extra))
 		resp, body := c.read(t, "GET")
 		switch {
 		case c2.name == "not modified":
@@ -74,7 +75,7 @@ func TestLeaseOnOneConnection(t *testing.T) {
 			reads++
 		}
 	}
-	switch n := openCount("mid.bin") - before; {
+	switch n := openCount("onconn.bin") - before; {
 	case leaseOffsets && n != 0:
 		t.Errorf("%d opens for %d requests, want none", n, len(cases))
 	case !leaseOffsets && n < int64(reads):
@@ -83,10 +84,10 @@ func TestLeaseOnOneConnection(t *testing.T) {
 	if n := h.Stats().Fallback.Responses - fallbacks; n != uint64(reads) {
 		t.Errorf("%d fallback responses, want %d", n, reads)
 	}
-	if !onlyCacheRef(h, "mid.bin") {
+	if !onlyCacheRef(h, "onconn.bin") {
 		t.Error("a request kept a reference to the shared descriptor")
 	}
-	if e := h.store.cache.get("mid.bin"); e == nil || e.sf.leased.Load() {
+	if e := h.store.cache.get("onconn.bin"); e == nil || e.sf.leased.Load() {
 		t.Error("the lease was not given back")
 	}
 }
@@ -176,15 +177,15 @@ func TestLeaseHeldOnce(t *testing.T) {
 	t.Parallel()
 	dir := tempDir(t)
 	data := randomBytes(midSize)
-	file := filepath.Join(dir, "mid.bin")
+	file := filepath.Join(dir, "heldonce.bin")
 	must(t, os.WriteFile(file, data, 0o644))
 	h := newTestHandler(t, dir, Options{})
-	if w := get(h, "/mid.bin"); w.Code != 200 {
+	if w := get(h, "/heldonce.bin"); w.Code != 200 {
 		t.Fatal(w.Code)
 	}
 	h.store.cache.sync()
-	e := h.store.cache.get("mid.bin")
-	if e == nil || e.sf == nil || !onlyCacheRef(h, "mid.bin") {
+	e := h.store.cache.get("heldonce.bin")
+	if e == nil || e.sf == nil || !onlyCacheRef(h, "heldonce.bin") {
 		t.Fatal("no cached entry holding only the cache's reference")
 	}
 	sf := e.sf
@@ -225,7 +226,7 @@ func TestLeaseHeldOnce(t *testing.T) {
 	if sf.refCount() != 1 || sf.leased.Load() {
 		t.Fatalf("after the refusal: %d references, leased %v; want 1, false", sf.refCount(), sf.leased.Load())
 	}
-	if w := get(h, "/mid.bin"); w.Code != 200 || !bytes.Equal(w.Body.Bytes(), append(data, "more"...)) {
+	if w := get(h, "/heldonce.bin"); w.Code != 200 || !bytes.Equal(w.Body.Bytes(), append(data, "more"...)) {
 		t.Fatalf("after the change: %d, %d bytes, want the new file", w.Code, w.Body.Len())
 	}
 }

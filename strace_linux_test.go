@@ -133,8 +133,10 @@ func straceZeroCopyChild(t *testing.T, dir string) {
 
 // TestStraceFallbackLease re-runs itself under strace while serving a
 // mid-size file (sent by the fallback) five times on one keep-alive
-// connection: no request after the first opens the file, and net/http
-// still sends the leased descriptor by sendfile.
+// connection, and answering three conditional GETs for it with 304s: no
+// request after the first opens the file, net/http still sends the leased
+// descriptor by sendfile, and only a request that sends the body takes
+// the lease (one lseek each).
 func TestStraceFallbackLease(t *testing.T) {
 	if dir := os.Getenv("JAWS_STRACE_LEASE"); dir != "" {
 		h := newTestHandler(t, dir, Options{})
@@ -150,16 +152,25 @@ func TestStraceFallbackLease(t *testing.T) {
 				t.Fatalf("%d, %d bytes", resp.StatusCode, len(body))
 			}
 		}
+		for range 3 {
+			c.send(t, get11("/mid.bin", "If-None-Match: *\r\n"))
+			if resp, _ := c.read(t, "GET"); resp.StatusCode != 304 {
+				t.Fatalf("%d, want 304", resp.StatusCode)
+			}
+		}
 		os.Open("/nonexistent/jaws-strace-end")
 		return
 	}
 	t.Parallel() // the child runs alone, in a process of its own
 	dir := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(dir, "mid.bin"), randomBytes(midSize), 0o644))
-	lines := underStrace(t, "TestStraceFallbackLease", "JAWS_STRACE_LEASE", dir, "sendfile,openat,openat2")
+	lines := underStrace(t, "TestStraceFallbackLease", "JAWS_STRACE_LEASE", dir, "sendfile,openat,openat2,lseek")
 	var sent int64
+	seeks := 0
 	for _, l := range lines {
 		switch {
+		case strings.Contains(l, "lseek("):
+			seeks++
 		case strings.Contains(l, "mid.bin"):
 			t.Errorf("a request opened the file: %s", l)
 		case strings.Contains(l, "sendfile(") || strings.Contains(l, "sendfile resumed>"):
@@ -174,6 +185,9 @@ func TestStraceFallbackLease(t *testing.T) {
 	// hands the rest to sendfile (response.ReadFrom).
 	if want := int64(5 * (midSize - sniffLen)); sent < want || sent > 5*midSize {
 		t.Errorf("%d body bytes by sendfile, want %d to %d", sent, want, 5*midSize)
+	}
+	if seeks != 5 {
+		t.Errorf("%d lseek calls for 5 bodies and 3 304s, want 5", seeks)
 	}
 }
 
