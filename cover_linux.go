@@ -18,6 +18,7 @@ import (
 // is to be had (the user's inotify limit), or when anything changed meanwhile.
 func (w *watcher) cover(t *tree, file string, v version, now int64) *token {
 	tok := &token{w: w, epoch: w.epoch.Load(), taken: now}
+	tok.dirs = tok.buf[:0]
 	if w.broken.Load() || t.sd.fd < 0 || t.retired.Load() != 0 || !trustedDir(t.sd.fd) {
 		return tok
 	}
@@ -72,8 +73,7 @@ func (w *watcher) cover(t *tree, file string, v version, now int64) *token {
 			d = new(watchedDir)
 			w.byWd[int32(wd)] = d
 		}
-		tok.dirs = append(tok.dirs, d)
-		tok.gens = append(tok.gens, d.gen.Load())
+		tok.dirs = append(tok.dirs, dirGen{d, d.gen.Load()})
 	}
 	w.mu.Unlock()
 	for i, elem := range elems[:len(elems)-1] {
