@@ -45,7 +45,7 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, 
 // itself (done); useRange reports whether a Range may be honoured.
 func (h *Handler) preconditions(w http.ResponseWriter, r *http.Request, e *entry) (useRange, done bool) {
 	hdr := w.Header()
-	mod, lastMod := e.info.ModTime(), e.rep.hdrLastModified
+	mod, lastMod := e.rep.mod, e.rep.hdrLastModified
 	if e.rep.mtimeAhead {
 		// RFC 9110 §8.8.2.1: a Last-Modified later than Date must be
 		// replaced by Date. The dates of preconditions still compare with

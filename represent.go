@@ -14,7 +14,8 @@ import (
 // "Etag", not "ETag". It lives in the entry (entry.rep) and is made once,
 // by represent or representVariant, before the entry is shared.
 type representation struct {
-	mtimeAhead bool // the mtime was ahead of the clock when the entry was built
+	mtimeAhead bool      // the mtime was ahead of the clock when the entry was built
+	mod        time.Time // the file's mtime, which preconditions compare with: here, not behind the FileInfo, the cache line a hit reads anyway
 
 	hdrETag, hdrCtype, hdrLength, hdrLastModified, hdrEncoding []string
 	hdrDigest                                                  []string // Repr-Digest, when a digest sibling gave the SHA-256
@@ -95,6 +96,7 @@ func validators(e *entry) (etag, digest string) {
 func (r *representation) pack(etag, digest, ctype string, e *entry) {
 	length := strconv.FormatInt(e.size(), 10)
 	mod := e.info.ModTime()
+	r.mod = mod
 	var lastMod string
 	if !isZeroTime(mod) {
 		lastMod = mod.UTC().Format(http.TimeFormat)
