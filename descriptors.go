@@ -1,6 +1,9 @@
 package jaws
 
-import "io/fs"
+import (
+	"errors"
+	"io/fs"
+)
 
 // Which descriptor a request reads. A body in memory needs none; a zero-copy
 // transfer reads the entry's shared descriptor at explicit offsets; the
@@ -44,26 +47,23 @@ const (
 )
 
 // confirmFor confirms a cached entry and takes the descriptor the request
-// needs. A request that reads the file through a descriptor of its own
-// confirms the entry by that descriptor's stat, which costs nothing more
-// and holds whatever Options.Revalidate or events say; where it will lease
-// the shared descriptor's offset instead, the entry is confirmed as for
-// zero-copy, and the lease's fstat checks the descriptor's version.
+// needs. An entry sent from disk is confirmed by the version of its shared
+// descriptor too (one fstat: holds), whatever Options.Revalidate or events
+// say, before any header is set: that descriptor is what its transfer
+// reads, zero-copy at offsets or the fallback through its lease, and
+// events miss some changes (a write through a hard link made since the
+// token was taken, an overlayfs lower layer rewritten). A request that
+// opens a descriptor of its own instead confirms the entry by that
+// descriptor's stat, which costs nothing more.
 func (s *store) confirmFor(e *entry, need fdNeed) (target, bool) {
 	t := target{e: e}
-	if e.body != nil || need == fdNone {
+	if e.body != nil || e.sf == nil && need == fdNone {
 		return t, s.confirm(e)
 	}
 	if need == fdShared && e.size() < s.sharedMin {
 		need = fdOwn // too small for zero-copy: the fallback's own descriptor
 	}
-	if need == fdOwn && e.sf != nil && leaseOffsets {
-		// Confirmed as for zero-copy; the transfer takes the shared
-		// descriptor's offset (acquire, own) once the preconditions call
-		// for a body: a 304 reads nothing.
-		return t, s.confirm(e)
-	}
-	if need == fdOwn || e.sf == nil {
+	if e.sf == nil || need == fdOwn && !leaseOffsets {
 		f, err := s.openVersion(e)
 		if err != nil {
 			return target{}, false
@@ -71,14 +71,12 @@ func (s *store) confirmFor(e *entry, need fdNeed) (target, bool) {
 		t.f = f
 		return t, true // as fresh as the descriptor it will read
 	}
-	if !s.confirm(e) {
+	if !s.confirm(e) || !e.sf.holds(e) {
 		return target{}, false
 	}
-	if e.sf.acquire() {
-		if !e.sf.holds(e) {
-			e.sf.release()
-			return target{}, false
-		}
+	// The fallback takes the shared descriptor's offset (acquire, own) once
+	// the preconditions call for a body: a 304 reads nothing.
+	if need == fdShared && e.sf.acquire() {
 		t.sf = e.sf
 	}
 	return t, true
@@ -106,6 +104,9 @@ func (s *store) acquire(t *target, shared bool) error {
 	if t.sf != nil {
 		return nil // read at offsets: the version the entry describes
 	}
+	if errors.Is(err, errChanged) || errors.Is(err, fs.ErrNotExist) {
+		s.cache.forget(t.e) // the next request builds the new version's
+	}
 	return err
 }
 
@@ -114,7 +115,7 @@ func (s *store) acquire(t *target, shared bool) error {
 // else one it opens.
 func (s *store) own(t *target) error {
 	if sf := t.e.sf; sf != nil {
-		if l, ok := sf.lease(t.e); ok {
+		if l, ok := sf.lease(); ok {
 			t.f = l
 			return nil
 		}

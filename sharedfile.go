@@ -60,17 +60,18 @@ func (s *sharedFile) release() {
 	}
 }
 
-// lease gives one fallback transfer of e the descriptor's offset, which
+// lease gives one fallback transfer the descriptor's offset, which
 // net/http's sendfile moves, and which zero-copy transfers, at explicit
 // offsets, and sectionSource, by pread, leave alone: a mid-size file is
 // then sent without a descriptor of its request's own, whose open, fstat
-// and close cost more than the rest of jaws's work for it. The lease
-// holds a reference, and starts at the file's start, as a fresh
-// descriptor would; its Close returns both, once. ok is false where
-// offsets are not the transfer's alone (leaseOffsets), while another
-// transfer holds the lease, or when the descriptor is closed or no longer
-// holds e's version: the caller opens a descriptor of its own then.
-func (s *sharedFile) lease(e *entry) (*leasedFile, bool) {
+// and close cost more than the rest of jaws's work for it. Its version was
+// checked when the request confirmed the entry (confirmFor), as for
+// zero-copy. The lease holds a reference, and starts at the file's start,
+// as a fresh descriptor would; its Close returns both, once. ok is false
+// where offsets are not the transfer's alone (leaseOffsets), while another
+// transfer holds the lease, or when the descriptor is closed: the caller
+// opens a descriptor of its own then.
+func (s *sharedFile) lease() (*leasedFile, bool) {
 	if !leaseOffsets || !s.leased.CompareAndSwap(false, true) {
 		return nil, false
 	}
@@ -79,7 +80,7 @@ func (s *sharedFile) lease(e *entry) (*leasedFile, bool) {
 		return nil, false
 	}
 	l := &leasedFile{File: s.f, sf: s}
-	if _, err := s.f.Seek(0, io.SeekStart); err != nil || !s.holds(e) {
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 		l.Close()
 		return nil, false
 	}
