@@ -91,9 +91,9 @@ type Options struct {
 	// long, in the manner of nginx's open_file_cache_valid; a change, a
 	// new release under a swapped root path included, may go unseen that
 	// long. Files sent from disk are always checked, on the descriptor
-	// they are sent from, at no extra cost (an fstat of the shared one for
-	// zero-copy), so no response sends one version's bytes under another's
-	// ETag.
+	// they are sent from (one fstat of the entry's shared descriptor, or
+	// the stat of one opened for the request), so no response sends one
+	// version's bytes under another's ETag.
 	Revalidate time.Duration
 
 	// NotFound answers the requests the handler has nothing for (missing or
