@@ -9,6 +9,7 @@
 #   bench/pair.sh -sets fits,spills -conns 32 -dir /var/tmp/sets jaws-bare/ceiling
 #   bench/pair.sh -sets media jaws/stdlib       # CPU per MiB of large files, 4 connections
 #   bench/pair.sh -conns 1000 jaws@d5c1934/jaws # the example as of a revision against the tree's
+#   bench/pair.sh -sets 80K jaws-bare/stdlib     # one file of 80 KiB, requested over and over
 #
 # The sets are bench/siteset's, as bench/site.sh writes them (-dir keeps
 # them for the next run).
@@ -25,7 +26,9 @@ usage: bench/pair.sh [-sets LIST] [-conns LIST] [-rounds N] [-duration D]
                   stdlib, ceiling, nginx (as bench/site.sh names them); a Go
                   one as NAME@REV is built from git revision REV
   -sets LIST      comma-separated subset of fits,spills,media (default fits);
-                  media is measured per MiB read, not per response
+                  media is measured per MiB read, not per response; a size
+                  (80K, 1M) is a set of one file of that many random bytes,
+                  /a/b/f.bin, which every request asks for
   -conns LIST     connections for each server's wrk (default 32,1000)
   -bigconns N     connections for media at every level (default 4, as
                   bench/site.sh: a few 28 MiB responses fill the link)
@@ -58,7 +61,7 @@ parse_options "${args[@]}"
 [[ $bigconns =~ ^[1-9][0-9]*$ ]] || die "-bigconns $bigconns: want a number"
 IFS=, read -r -a set_list <<<"$sets"
 for s in "${set_list[@]}"; do
-	case $s in fits | spills | media) ;; *) die "unknown set $s (want fits, spills or media)" ;; esac
+	case $s in fits | spills | media) ;; *) [[ $s =~ ^[1-9][0-9]*[KM]$ ]] || die "unknown set $s (want fits, spills, media or a size such as 80K)" ;; esac
 done
 declare -A want
 for p in "${pairs[@]}"; do
@@ -124,9 +127,35 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 
 table="| set | conns | A | B | CPU µs per response (media: per MiB), A / B (medians) | B ÷ A, CPU per response (median, range of $rounds rounds) | CPU 0 / CPU 1 busy |
 | --- | ---: | --- | --- | --- | --- | --- |"
+# one_file dir size: a set of one file of size random bytes in dir, kept
+# while it has that size, and a request list that asks for nothing else.
+one_file() {
+	local n f=$1/www/a/b/f.bin
+	n=$(bytes_of "$2")
+	if [ "$(stat -c %s "$f" 2>/dev/null)" != "$n" ]; then
+		mkdir -p "$1/www/a/b"
+		head -c "$n" /dev/urandom >"$f"
+		yes "/a/b/f.bin $n" | head -1000 >"$1/requests.txt" || true
+	fi
+	log "one file of $2: $f"
+}
+# check_set server: the server answers every file of the set right.
+check_set() {
+	if [ -n "$one" ]; then
+		curl -fsS "${url[$1]}a/b/f.bin" | cmp -s - "$www/a/b/f.bin" || die "$1 does not serve $www/a/b/f.bin right"
+		return
+	fi
+	"$tmp/bin/siteset" -check "${url[$1]}" -dir "$sdir" >&2 || die "$set: $1 does not serve the set right"
+}
 for set in "${set_list[@]}"; do
-	sdir=$dir/$set
-	"$tmp/bin/siteset" -set "$set" -dir "$sdir" -seed "$seed" -requests "$requests" | sed -n 1p >&2
+	one=''
+	if [[ $set =~ ^[1-9][0-9]*[KM]$ ]]; then
+		one=$set sdir=$dir/one-$set
+		one_file "$sdir" "$set"
+	else
+		sdir=$dir/$set
+		"$tmp/bin/siteset" -set "$set" -dir "$sdir" -seed "$seed" -requests "$requests" | sed -n 1p >&2
+	fi
 	www=$sdir/www list=$sdir/requests.txt
 	nreq=$(wc -l <"$list")
 	probe=$(head -1 "$list" | cut -d' ' -f1)
@@ -139,7 +168,7 @@ for set in "${set_list[@]}"; do
 			;;
 		*) start_site "$srv" "$www" ;;
 		esac
-		"$tmp/bin/siteset" -check "${url[$srv]}" -dir "$sdir" >&2 || die "$set: $srv does not serve the set right"
+		check_set "$srv"
 	done
 	levels=("${conns_list[@]}") unit=response
 	if [ "$set" = media ]; then
