@@ -2,6 +2,7 @@ package jaws_test
 
 import (
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/jaws-go/jaws"
@@ -57,24 +58,12 @@ func TestHeaderValuesNotShared(t *testing.T) {
 			}
 			again, _ := plain.Get(t, c.path, "Accept-Encoding", c.accept)
 			for _, k := range keys {
-				if a, b := first.Header.Values(k), again.Header.Values(k); !equal(a, b) {
+				if a, b := first.Header.Values(k), again.Header.Values(k); !slices.Equal(a, b) {
 					t.Errorf("%s: %q before, %q after a writer appended to it", k, a, b)
 				}
 			}
 		})
 	}
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func repeatJS(n int) string {

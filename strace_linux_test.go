@@ -106,14 +106,23 @@ func TestStraceZeroCopy(t *testing.T) {
 	}
 }
 
-func straceZeroCopyChild(t *testing.T, dir string) {
+// straceServe serves dir on an httptest server for a child under strace,
+// asks for path once on a keep-alive connection (caching its entry and
+// descriptor) and writes the trace's begin marker: what follows, on the
+// connection it returns, is traced.
+func straceServe(t *testing.T, dir, path string) (*Handler, *rawConn) {
 	h := newTestHandler(t, dir, Options{})
 	srv := httptest.NewServer(h)
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	c := dialRaw(t, srv)
-	c.send(t, get11("/big.bin")) // caches the entry and its descriptor
+	c.send(t, get11(path))
 	c.read(t, "GET")
 	os.Open("/nonexistent/jaws-strace-begin")
+	return h, c
+}
+
+func straceZeroCopyChild(t *testing.T, dir string) {
+	h, c := straceServe(t, dir, "/big.bin")
 	for i := range 4 {
 		if i == 3 {
 			h.tx.queued.Add(corkLimit) // as if other connections held that much
@@ -139,13 +148,7 @@ func straceZeroCopyChild(t *testing.T, dir string) {
 // the lease (one lseek each).
 func TestStraceFallbackLease(t *testing.T) {
 	if dir := os.Getenv("JAWS_STRACE_LEASE"); dir != "" {
-		h := newTestHandler(t, dir, Options{})
-		srv := httptest.NewServer(h)
-		defer srv.Close()
-		c := dialRaw(t, srv)
-		c.send(t, get11("/mid.bin")) // caches the entry and its descriptor
-		c.read(t, "GET")
-		os.Open("/nonexistent/jaws-strace-begin")
+		_, c := straceServe(t, dir, "/mid.bin")
 		for range 5 {
 			c.send(t, get11("/mid.bin"))
 			if resp, body := c.read(t, "GET"); resp.StatusCode != 200 || len(body) != midSize {
