@@ -37,6 +37,12 @@ func TestLeaseOnOneConnection(t *testing.T) {
 		t.Fatalf("first GET: %d, %d bytes", resp.StatusCode, len(body))
 	}
 	h.store.cache.sync() // the cache holds it
+	// A 304 on the same connection: the first response is counted (after
+	// its body was sent) once the handler reads the next request.
+	c.send(t, get11("/onconn.bin", "If-None-Match: *\r\n"))
+	if resp, _ := c.read(t, "GET"); resp.StatusCode != 304 {
+		t.Fatalf("%d, want 304", resp.StatusCode)
+	}
 	before, fallbacks := openCount("onconn.bin"), h.Stats().Fallback.Responses
 	reads := 0 // requests that read the file
 	cases := []struct {
