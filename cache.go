@@ -241,18 +241,6 @@ func (c *cache) sweep(gone func(*entry) bool) (again bool) {
 	return c.holdsOpen()
 }
 
-// forget drops e, an entry holding a shared descriptor, from under its
-// key, if the cache still holds it there: a request found its file changed
-// after it had confirmed it, too late to answer with the new version.
-func (c *cache) forget(e *entry) {
-	c.openMu.Lock()
-	key, ok := c.open[e]
-	c.openMu.Unlock()
-	if ok && c.get(key) == e {
-		c.drop(key)
-	}
-}
-
 // drop forgets name, so a changed file is never served stale. Dropping
 // before a new put also keeps ristretto from treating the new entry as an
 // update of the old, whose cost change it would apply without evicting.

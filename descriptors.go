@@ -1,9 +1,6 @@
 package jaws
 
-import (
-	"errors"
-	"io/fs"
-)
+import "io/fs"
 
 // Which descriptor a request reads. A body in memory needs none; a zero-copy
 // transfer reads the entry's shared descriptor at explicit offsets; the
@@ -43,13 +40,15 @@ type fdNeed int
 const (
 	fdNone   fdNeed = iota // a body in memory, or HEAD: nothing is read
 	fdShared               // zero-copy: the entry's shared descriptor, read at explicit offsets
-	fdOwn                  // the fallback: a descriptor whose offset net/http's sendfile may move (own)
+	fdOwn                  // the fallback: a descriptor whose offset net/http's sendfile may move (store.own)
 )
 
 // confirmFor confirms a cached entry and takes the descriptor the request
-// needs. An entry sent from disk is confirmed by the version of its shared
-// descriptor too (one fstat: holds), whatever Options.Revalidate or events
-// say, before any header is set: that descriptor is what its transfer
+// needs. An entry sent from disk, for a request that will read it, is
+// confirmed by the version of its shared descriptor too (one fstat: holds),
+// whatever Options.Revalidate or events say, before any header is set (a
+// lookup that takes no descriptor leaves that to holdsVersion): that
+// descriptor is what its transfer
 // reads, zero-copy at offsets or the fallback through its lease, and
 // events miss some changes (a write through a hard link made since the
 // token was taken, an overlayfs lower layer rewritten). A request that
@@ -57,8 +56,8 @@ const (
 // descriptor's stat, which costs nothing more.
 func (s *store) confirmFor(e *entry, need fdNeed) (target, bool) {
 	t := target{e: e}
-	if e.body != nil || e.sf == nil && need == fdNone {
-		return t, s.confirm(e)
+	if e.body != nil || need == fdNone {
+		return t, s.confirm(e) // nothing read yet: see holdsVersion
 	}
 	if need == fdShared && e.size() < s.sharedMin {
 		need = fdOwn // too small for zero-copy: the fallback's own descriptor
@@ -104,10 +103,19 @@ func (s *store) acquire(t *target, shared bool) error {
 	if t.sf != nil {
 		return nil // read at offsets: the version the entry describes
 	}
-	if errors.Is(err, errChanged) || errors.Is(err, fs.ErrNotExist) {
-		s.cache.forget(t.e) // the next request builds the new version's
-	}
+	// A file changed since this request confirmed it: the next request's
+	// confirmation (confirmFor's fstat) drops the entry.
 	return err
+}
+
+// holdsVersion reports whether t's entry, found by a lookup that took no
+// descriptor (one that may be answered from a compressed variant in
+// memory), is still the version its shared descriptor holds, for a
+// request that turned out to read the file: one fstat, which a compressed
+// hit does not pay.
+func (s *store) holdsVersion(t *target) bool {
+	e := t.e
+	return e == nil || e.body != nil || e.sf == nil || e.sf.holds(e)
 }
 
 // own gives t a descriptor whose offset is its own, for a request that has

@@ -300,5 +300,16 @@ func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Ha
 			t = v
 		}
 	}
+	if need != lookupNeed && !h.store.holdsVersion(&t) {
+		// The file itself after all, changed in a way the lookup's
+		// confirmation did not see: its new version.
+		t.close()
+		h.store.forget(name)
+		var err error
+		if t, err = h.store.lookup(name, need); err != nil || t.listing() {
+			h.fail(w, errChanged)
+			return unsent{}
+		}
+	}
 	return h.serveEntry(w, r, &t, outerEncoded, zeroCopy, &d)
 }
