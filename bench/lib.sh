@@ -276,7 +276,7 @@ cores() { # file: the cpu0 and cpu1 lines of /proc/stat
 core_busy() { # before after: "server_core,client_core", each the share of the time it was not idle
 	awk 'NR == FNR { for (i = 2; i <= 9; i++) t0[$1] += $i; i0[$1] = $5 + $6; next }
 	{ t = 0; for (i = 2; i <= 9; i++) t += $i; d = t - t0[$1]; b[$1] = d > 0 ? 1 - ($5 + $6 - i0[$1]) / d : 0 }
-	END { printf "%.2f,%.2f", b["cpu0"], b["cpu1"] }' "$1" "$2"
+	END { printf "%.3f,%.3f", b["cpu0"], b["cpu1"] }' "$1" "$2"
 }
 # The load generator's own CPU time: bash's time keyword, for the command
 # and all it started (ip netns exec and taskset exec it in place).
@@ -518,4 +518,48 @@ transfer_path() {
 	[ "$5" -gt "$2" ] && path=zerocopy
 	[ "$6" -gt "$3" ] && path=fallback
 	echo "$path"
+}
+
+# --- veth: the load generator behind a network stack of its own ------------
+# veth_check: dies unless this is root and 10.77.0.1 and .2 are free.
+veth_check() {
+	[ "$(id -u)" = 0 ] || die "-net veth needs root (ip netns, ip link)"
+	! ip -o addr show 2>/dev/null | grep -qE ' 10\.77\.0\.[12]/' ||
+		die "10.77.0.1 or 10.77.0.2 is already in use (another run with -net veth?)"
+}
+# veth_up: the namespace $vns and a veth pair, 10.77.0.1 on $vlink here
+# and 10.77.0.2 in $vns, with a real link's MTU (1500); sets srvhost. Each
+# end's receive processing is steered (RPS) to its own side's core: what
+# arrives for the servers to CPU 0, what arrives for the load generator to
+# CPU 1. Without that the kernel receives a packet on the core that sent
+# it, so the client's TCP receive work lands on the server's core (and the
+# server's ACK processing, with the sends it sets off, on the client's),
+# in shares that follow how fast each side goes; two hosts each do their
+# own. veth_down (the caller's at_exit) removes both.
+vns='' vlink=''
+veth_up() {
+	vns=jaws-bench-$$ vlink=jbv$$a
+	ip netns add "$vns"
+	ip link add "$vlink" type veth peer name "jbv$$b"
+	ip link set "jbv$$b" netns "$vns"
+	ip addr add 10.77.0.1/24 dev "$vlink"
+	ip link set "$vlink" up
+	ip netns exec "$vns" ip addr add 10.77.0.2/24 dev "jbv$$b"
+	ip netns exec "$vns" ip link set "jbv$$b" up
+	ip netns exec "$vns" ip link set lo up
+	[ -w "/sys/class/net/$vlink/queues/rx-0/rps_cpus" ] || die "veth: no RPS in this kernel (/sys/class/net/$vlink/queues/rx-0/rps_cpus)"
+	echo 1 >"/sys/class/net/$vlink/queues/rx-0/rps_cpus"
+	ip netns exec "$vns" sh -c "echo 2 >/sys/class/net/jbv$$b/queues/rx-0/rps_cpus"
+	srvhost=10.77.0.1
+	log "veth: namespace $vns, 10.77.0.2 ($vlink's peer) -> 10.77.0.1 ($vlink), mtu $(cat "/sys/class/net/$vlink/mtu"), receive steered to CPU 0 here and CPU 1 there"
+}
+veth_down() {
+	# Deleting the namespace deletes the veth end in it, and so the pair.
+	[ -z "$vns" ] || ip netns del "$vns" 2>/dev/null || true
+	[ -z "$vlink" ] || ip link del "$vlink" 2>/dev/null || true
+}
+# veth_meta: the meta line that says how the load generator reached the
+# servers.
+veth_meta() {
+	echo "load generator in a namespace of its own at 10.77.0.2, servers at 10.77.0.1, mtu $(cat "/sys/class/net/$vlink/mtu"), receive steered (RPS) to the receiving side's core"
 }

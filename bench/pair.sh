@@ -26,7 +26,10 @@ usage: bench/pair.sh [-sets LIST] [-conns LIST] [-rounds N] [-duration D]
                   stdlib, ceiling, nginx (as bench/site.sh names them); a Go
                   one as NAME@REV is built from git revision REV
   -sets LIST      comma-separated subset of fits,spills,media (default fits);
-                  media is measured per MiB read, not per response; a size
+                  media is measured per MiB read, not per response (two
+                  servers on one core share the client's receive work over
+                  loopback too: compare large files with site.sh -net
+                  veth); a size
                   (80K, 1M) is a set of one file of that many random bytes,
                   /a/b/f.bin, which every request asks for
   -conns LIST     connections for each server's wrk (default 32,1000)

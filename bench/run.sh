@@ -129,20 +129,10 @@ tools=(gzip:gzip)
 $tls && tools+=(h2load:nghttp2-client)
 $veth && tools+=(ip:iproute2)
 need_tools "${tools[@]}"
-if $veth; then
-	[ "$(id -u)" = 0 ] || die "-net veth needs root (ip netns, ip link)"
-	! ip -o addr show 2>/dev/null | grep -qE ' 10\.77\.0\.[12]/' ||
-		die "10.77.0.1 or 10.77.0.2 is already in use (another run with -net veth?)"
-fi
+! $veth || veth_check
 raise_nofile
 
 # --- build -------------------------------------------------------------------
-vns='' vlink=''
-veth_down() { # on exit, the veth pair of -net veth, if made
-	# Deleting the namespace deletes the veth end in it, and so the pair.
-	[ -z "$vns" ] || ip netns del "$vns" 2>/dev/null || true
-	[ -z "$vlink" ] || ip link del "$vlink" 2>/dev/null || true
-}
 make_tmp jaws-bench veth_down
 build_bins example bench/peers bench/report
 
@@ -217,25 +207,11 @@ fi
 
 # --- network -----------------------------------------------------------------
 # Servers listen on $srvhost. Over loopback the load generator runs here;
-# over veth in the namespace $vns, whose end of a veth pair (10.77.0.2)
-# reaches the servers' (10.77.0.1) with a real link's MTU (1500), its own
-# network stack and the veth driver in between. With veth in -net the
+# over veth in the namespace of veth_up (lib.sh). With veth in -net the
 # servers listen on 10.77.0.1 for both paths: a client in this namespace
 # reaches a local address over loopback all the same.
 srvhost=127.0.0.1
-if $veth; then
-	vns=jaws-bench-$$ vlink=jbv$$a
-	ip netns add "$vns"
-	ip link add "$vlink" type veth peer name "jbv$$b"
-	ip link set "jbv$$b" netns "$vns"
-	ip addr add 10.77.0.1/24 dev "$vlink"
-	ip link set "$vlink" up
-	ip netns exec "$vns" ip addr add 10.77.0.2/24 dev "jbv$$b"
-	ip netns exec "$vns" ip link set "jbv$$b" up
-	ip netns exec "$vns" ip link set lo up
-	srvhost=10.77.0.1
-	log "veth: namespace $vns, 10.77.0.2 ($vlink's peer) -> 10.77.0.1 ($vlink), mtu $(cat "/sys/class/net/$vlink/mtu")"
-fi
+! $veth || veth_up
 lg() { # net command...: the load generator, with one thread on CPU 1, on that path
 	local net=$1
 	shift
@@ -554,7 +530,7 @@ common_meta() {
 	echo "duration: $duration"
 }
 net_meta() {
-	echo "net: $nets$($veth && echo " (veth: load generator in a namespace of its own at 10.77.0.2, servers at 10.77.0.1, mtu $(cat "/sys/class/net/$vlink/mtu"))")"
+	echo "net: $nets$($veth && echo " (veth: $(veth_meta))")"
 }
 if $files; then
 	n=$((runs * ${#net_list[@]} * ${#conns_list[@]} * ${#size_list[@]} * 2 * ${#server_list[@]}))

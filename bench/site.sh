@@ -8,6 +8,7 @@
 #   bench/site.sh -quick         # a smoke run: fits, one round of 2 s; results in a temporary directory
 #   bench/site.sh -sets fits -rounds 1 -conns 32
 #   bench/site.sh -dir /var/tmp/sets   # keep the generated sets there, for the next run
+#   bench/site.sh -sets media -net veth -rounds 7 -out bench/results/site-veth   # CPU per MiB as on two hosts (root)
 #
 # Every server runs with one thread on CPU 0 (GOMAXPROCS=1, nginx with one
 # worker process) and wrk with one thread on CPU 1, as in bench/run.sh.
@@ -17,7 +18,7 @@ usage() { # the options (those for other processes from lib.sh: no $ in this tex
 	cat <<EOF
 usage: bench/site.sh [-quick] [-sets LIST] [-rounds N] [-duration D] [-warmup D]
                      [-conns LIST] [-servers LIST] [-bigconns N] [-inflight SIZE]
-                     [-dir DIR] [-requests N] [-seed N]
+                     [-net NET] [-dir DIR] [-requests N] [-seed N]
                      [-retries N] [-quiet CPUS] [-maxwait S] [-budget S] [-out DIR]
 
   -quick          smoke run: the fits set, 1 round of 2s, output to a temp dir
@@ -37,6 +38,10 @@ usage: bench/site.sh [-quick] [-sets LIST] [-rounds N] [-duration D] [-warmup D]
                   (media) at every level (default 4, or the level when lower)
   -inflight SIZE  at most SIZE bytes of responses in flight: a level is cut to
                   SIZE / the set's mean response connections (default 256M)
+  -net NET        loopback (default) or veth: wrk in a network namespace of
+                  its own, reaching the servers over a veth pair, each
+                  end's receive work steered to its own side's core, as on
+                  two hosts (needs root; see bench/README.md)
   -dir DIR        write the sets into DIR and keep them; a set already there
                   (same seed, same length of list) is used as it is (default:
                   a temporary directory, removed at the end)
@@ -59,11 +64,12 @@ conns=32,1000
 servers=jaws,jaws-bare,stdlib,ceiling,nginx
 bigconns=4
 inflight=256M
+net=loopback
 dir=
 requests=400000
 seed=1
 # -retries, -quiet, -maxwait, -budget, -out and -quick: lib.sh's.
-options=(-sets -rounds -duration -warmup -conns -servers -bigconns -inflight -dir -requests -seed)
+options=(-sets -rounds -duration -warmup -conns -servers -bigconns -inflight -net -dir -requests -seed)
 parse_options "$@"
 if $quick; then
 	rounds=1 duration=2s
@@ -88,12 +94,18 @@ done
 conns_levels
 
 # --- tools -------------------------------------------------------------------
-# shellcheck disable=SC2119 # no tools but those both scripts need
-need_tools
+case $net in
+loopback) need_tools ;;
+veth)
+	need_tools ip:iproute2
+	veth_check
+	;;
+*) die "unknown -net $net (want loopback or veth)" ;;
+esac
 raise_nofile
 
 # --- build -------------------------------------------------------------------
-make_tmp jaws-site
+make_tmp jaws-site veth_down
 [ -n "$dir" ] || dir=$tmp/sets
 mkdir -p "$dir" "$out/raw"
 
@@ -102,6 +114,10 @@ build_bins example bench/peers bench/report bench/siteset
 # --- servers -----------------------------------------------------------------
 srvhost=127.0.0.1
 lg() { taskset -c 1 "$@"; } # command...: the load generator, on CPU 1
+if [ "$net" = veth ]; then
+	veth_up
+	lg() { ip netns exec "$vns" taskset -c 1 "$@"; }
+fi
 declare -A surl
 start_nginx() { # name root
 	local port
@@ -266,6 +282,7 @@ for set in "${set_list[@]}"; do
 		echo "duration: $duration"
 		echo "warm-up: $warmup per server, from the start of the list, not recorded"
 		echo "connections: $conns (at most $inflight of responses in flight; a mean response of 10 MiB or more: $bigconns)"
+		echo "net: $net$([ "$net" = loopback ] || echo " ($(veth_meta))")"
 		sed -E 's/^/set /' "$sdir/siteset.txt"
 		echo "nginx config: worker_processes 1; sendfile on; tcp_nopush on; open_file_cache max=10000 inactive=60s; open_file_cache_valid 60s; keepalive_requests 1000000"
 		echo "quiet: $quiet"

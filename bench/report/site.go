@@ -34,20 +34,24 @@ type siteKey struct {
 
 // siteCell is every round of one cell, each slice sorted.
 type siteCell struct {
-	cell                 // rps, cpuUS (user + system), client, core, conns
-	user, sys []float64  // server CPU µs per response
-	mbps      []float64  // file bytes per second, in MB/s (10^6)
-	p50, p99  []float64  // µs
-	hit       []float64  // jaws: cache hits / (hits + misses)
-	evict     []float64  // jaws: evictions per second
-	held      []float64  // jaws: CacheBytes after the run
-	jaws      bool       // the counters were read
-	sockErr   int64      // wrk's socket errors, all rounds
-	non2xx    int64      // wrk's error statuses, all rounds (site.sh fails on any)
-	most      float64    // the most CPUs other processes used in a round
-	retried   int        // rounds repeated for being disturbed
-	samples   int        // rounds
-	paths     [3]float64 // jaws: memory, zero-copy, fallback responses, all rounds
+	cell                         // rps, cpuUS (user + system), client, core, conns
+	user, sys []float64          // server CPU µs per response
+	mbps      []float64          // file bytes per second, in MB/s (10^6)
+	p50, p99  []float64          // µs
+	hit       []float64          // jaws: cache hits / (hits + misses)
+	evict     []float64          // jaws: evictions per second
+	held      []float64          // jaws: CacheBytes after the run
+	jaws      bool               // the counters were read
+	sockErr   int64              // wrk's socket errors, all rounds
+	non2xx    int64              // wrk's error statuses, all rounds (site.sh fails on any)
+	perMiB    [4][]float64       // µs of CPU per MiB read: the server process, CPU 0, CPU 1, both cores
+	mibps     []float64          // MiB read per second (wrk's transfer rate, headers included)
+	roundMiB  map[int][4]float64 // perMiB by round, to divide one server's by another's of the same round
+	meanBytes float64            // file bytes per request made, in the last round
+	most      float64            // the most CPUs other processes used in a round
+	retried   int                // rounds repeated for being disturbed
+	samples   int                // rounds
+	paths     [3]float64         // jaws: memory, zero-copy, fallback responses, all rounds
 }
 
 // siteSet is one set's results.
@@ -129,7 +133,7 @@ func parseSite(r io.Reader) (*siteSet, error) {
 	for n := range t.rows {
 		v, err := t.nums(n, "run", "conns_level", "conns", "duration_s", "start", "requests", "rps", "p50_us", "p99_us",
 			"socket_errors", "non2xx", "made", "made_bytes", "other_cpus", "retries", "server_user_s", "server_sys_s",
-			"client_cpu_s", "client_wall_s", "server_core_busy")
+			"client_cpu_s", "client_wall_s", "server_core_busy", "client_core_busy", "transfer_bps")
 		if err != nil {
 			return nil, err
 		}
@@ -169,12 +173,35 @@ func parseSite(r io.Reader) (*siteSet, error) {
 		}
 		if v["made"] > 0 {
 			c.mbps = append(c.mbps, v["rps"]*v["made_bytes"]/v["made"]/1e6)
+			c.meanBytes = v["made_bytes"] / v["made"]
 		}
 		if v["client_wall_s"] > 0 {
 			c.client = append(c.client, v["client_cpu_s"]/v["client_wall_s"])
 		}
 		if _, ok := t.col["server_core_busy"]; ok {
 			c.core = append(c.core, v["server_core_busy"])
+		}
+		// Per MiB: each CPU's share of the measured window over the
+		// MiB read per second in it. Over loopback the kernel does the
+		// receiving side's TCP work on whichever core makes it run, so
+		// the server's own time (or its core's) shifts with how fast
+		// each side goes; the two cores together are the cost of a
+		// MiB to the machine. See bench/README.md, "What a server's
+		// CPU per MiB says over loopback".
+		_, hasClientCore := t.col["client_core_busy"]
+		if rate := v["transfer_bps"] / (1 << 20); rate > 0 && v["client_wall_s"] > 0 && hasClientCore {
+			proc := (v["server_user_s"] + v["server_sys_s"]) / v["client_wall_s"]
+			b0, b1 := v["server_core_busy"], v["client_core_busy"]
+			var r [4]float64
+			for i, share := range []float64{proc, b0, b1, b0 + b1} {
+				r[i] = share / rate * 1e6
+				c.perMiB[i] = append(c.perMiB[i], r[i])
+			}
+			if c.roundMiB == nil {
+				c.roundMiB = map[int][4]float64{}
+			}
+			c.roundMiB[int(v["run"])] = r
+			c.mibps = append(c.mibps, rate)
 		}
 		if t.strOr(n, "jaws_hits", "") != "" {
 			j, err := t.nums(n, "jaws_hits", "jaws_misses", "jaws_evictions", "jaws_cache_bytes", "jaws_memory", "jaws_zerocopy", "jaws_fallback")
@@ -196,7 +223,8 @@ func parseSite(r io.Reader) (*siteSet, error) {
 		s.rounds = max(s.rounds, int(v["run"]))
 	}
 	for _, c := range s.cells {
-		for _, v := range [][]float64{c.rps, c.cpuUS, c.client, c.core, c.user, c.sys, c.mbps, c.p50, c.p99, c.hit, c.evict, c.held} {
+		for _, v := range [][]float64{c.rps, c.cpuUS, c.client, c.core, c.user, c.sys, c.mbps, c.p50, c.p99, c.hit, c.evict, c.held,
+			c.perMiB[0], c.perMiB[1], c.perMiB[2], c.perMiB[3], c.mibps} {
 			slices.Sort(v)
 		}
 	}
@@ -269,7 +297,7 @@ func writeSiteSet(b *strings.Builder, s *siteSet) {
 	p("## %s\n\n", title)
 	listed := false
 	for _, k := range []string{"set layout", "set requested files", "set requested bytes", "set mean response", "set class shares",
-		"set requests", "set seed", "set list sha256", "date", "commit", "cpu", "kernel", "go", "wrk", "nginx", "rounds", "duration", "warm-up", "connections", "load before", "load after"} {
+		"set requests", "set seed", "set list sha256", "date", "commit", "cpu", "kernel", "go", "wrk", "nginx", "rounds", "duration", "warm-up", "connections", "net", "load before", "load after"} {
 		if v := s.metaValue(k); v != "" {
 			p("- %s: %s\n", strings.TrimPrefix(k, "set "), v)
 			listed = true
@@ -351,6 +379,10 @@ func writeSiteSet(b *strings.Builder, s *siteSet) {
 		p("\n")
 	}
 
+	if s.large() {
+		writePerMiB(b, s, subjects)
+	}
+
 	// jaws's transfer paths, from its counters.
 	for _, srv := range subjects {
 		var n [3]float64
@@ -409,6 +441,88 @@ func writeSiteSet(b *strings.Builder, s *siteSet) {
 		p("; %d were repeated for it, %d kept more than %.2f", retried, n, s.quiet)
 	}
 	p(".\n\n")
+}
+
+// perMiBFrom is the mean response, in bytes, from which a set's report
+// gives its CPU per MiB read: where responses are this large the bytes,
+// not the requests, are the work.
+const perMiBFrom = 1 << 20
+
+// large reports whether the set's responses are perMiBFrom or more on
+// average (the median over its cells of the bytes per request made).
+func (s *siteSet) large() bool {
+	var mean []float64
+	for _, c := range s.cells {
+		if c.meanBytes > 0 {
+			mean = append(mean, c.meanBytes)
+		}
+	}
+	slices.Sort(mean)
+	return len(mean) > 0 && median(mean) >= perMiBFrom
+}
+
+// writePerMiB writes, per level, each server's CPU per MiB read (its own
+// time, each core's, both cores'), and the subjects' figure over each
+// peer's: the server core's where the load generator's receive work ran
+// on its own core (bench/site.sh -net veth), both cores' over loopback.
+func writePerMiB(b *strings.Builder, s *siteSet, subjects []string) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	steered := strings.HasPrefix(s.metaValue("net"), "veth")
+	by, byName := 3, "Both cores'"
+	if steered {
+		by, byName = 1, "The server core's"
+	}
+	for _, l := range s.levels {
+		p("### CPU per MiB read, %s\n\n", s.levelLabel(l))
+		p("µs of CPU per MiB wrk read (its transfer rate, headers included), medians of the rounds: the server process's user and system time, each core's busy time from `/proc/stat` (the server on CPU 0, wrk on CPU 1), and the two cores together. ")
+		if steered {
+			p("Over the veth pair each end's receive work runs on its own side's core, as on two hosts, so CPU 0 is what a MiB costs the server's machine: compare servers by it.\n\n")
+		} else {
+			p("Over loopback the receiving side's kernel TCP work runs on whichever core makes it run, often the sender's, so a server that sends faster shows more on its own core and leaves less on wrk's: compare servers by both cores, or measure with `-net veth` (bench/README.md, \"What a server's CPU per MiB says over loopback\").\n\n")
+		}
+		row(b, []string{"server", "MiB/s read", "server process", "CPU 0 (server)", "CPU 1 (wrk)", "both cores"})
+		row(b, []string{"---", "---:", "---:", "---:", "---:", "---:"})
+		for _, srv := range s.servers {
+			c := s.cell(srv, l)
+			if c == nil || len(c.mibps) == 0 {
+				continue
+			}
+			cols := []string{"`" + srv + "`", fmt.Sprintf("%.0f", median(c.mibps))}
+			for _, v := range c.perMiB {
+				// Rounded first, so 99.99 is written as 100, not 100.0.
+				cols = append(cols, micros(math.Round(median(v)*10)/10))
+			}
+			row(b, cols)
+		}
+		p("\n")
+		var ratios []string
+		for _, j := range subjects {
+			x := s.cell(j, l)
+			for _, peer := range sitePeers {
+				y := s.cell(peer, l)
+				if x == nil || y == nil || len(x.mibps) == 0 || len(y.mibps) == 0 {
+					continue
+				}
+				// The servers of a round run one after the other, so
+				// a round's ratio is less drift than the medians'.
+				var rounds []float64
+				for run, xr := range x.roundMiB {
+					if yr, ok := y.roundMiB[run]; ok && yr[by] > 0 {
+						rounds = append(rounds, xr[by]/yr[by])
+					}
+				}
+				slices.Sort(rounds)
+				r := ratio(median(x.perMiB[by]) / median(y.perMiB[by]))
+				if len(rounds) > 1 {
+					r += fmt.Sprintf(" (by round %s, %s–%s)", ratio(median(rounds)), ratio(rounds[0]), ratio(rounds[len(rounds)-1]))
+				}
+				ratios = append(ratios, fmt.Sprintf("`%s` ÷ `%s` %s", j, peer, r))
+			}
+		}
+		if len(ratios) > 0 {
+			p("%s CPU per MiB: %s.\n\n", byName, strings.Join(ratios, ", "))
+		}
+	}
 }
 
 // levelLabel names a level, with the connections used when fewer.

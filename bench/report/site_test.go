@@ -35,6 +35,13 @@ func TestSite(t *testing.T) {
 		{"fewer connections than the level", "### 4 connections (level 32)"},
 		{"media's errors", "**wrk counted errors**: `jaws` at 32: 2 socket errors, 0 error statuses."},
 		{"repeated", "0 were repeated for it, 0 kept more than 0.10"},
+		// media: 3000 MiB/s read; the server process 0.5 s of 5 (33.3
+		// µs per MiB), CPU 0 busy 90% (300), CPU 1 30% (100); stdlib
+		// the same shares at 2000 MiB/s.
+		{"media per MiB heading", "### CPU per MiB read, 4 connections (level 32)"},
+		{"jaws per MiB", "| `jaws` | 3000 | 33.3 | 300 | 100 | 400 |"},
+		{"stdlib per MiB", "| `stdlib` | 2000 | 50.0 | 450 | 150 | 600 |"},
+		{"both cores ratio", "Both cores' CPU per MiB: `jaws` ÷ `stdlib` 0.67×."},
 	} {
 		if !strings.Contains(md, tc.want) {
 			t.Errorf("%s: site.md lacks %q", tc.name, tc.want)
@@ -42,6 +49,8 @@ func TestSite(t *testing.T) {
 	}
 	if i, j := strings.Index(md, "## fits"), strings.Index(md, "## media"); i < 0 || j < i {
 		t.Error("the sets are not in the order fits, media")
+	} else if strings.Contains(md[i:j], "CPU per MiB read") {
+		t.Error("fits, whose mean response is 15 KB, has a per-MiB table")
 	}
 	// The site benchmark alone: no results.md.
 	if _, err := os.Stat(filepath.Join(out, "results.md")); err == nil {
@@ -75,5 +84,74 @@ func TestSiteOnly(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "site.md")); err == nil {
 		t.Error("site.md written without site results")
+	}
+}
+
+// The per-MiB ratio is by both cores over loopback, where the client's
+// receive work may run on the server's core, and by the server core over
+// the steered veth pair.
+func TestSitePerMiBBy(t *testing.T) {
+	csv, err := os.ReadFile("testdata/site/site-media.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// jaws's CPU 1 at 60%: 200 µs per MiB, both cores 500 against
+	// stdlib's 600; the server cores 300 against 450.
+	csv = []byte(strings.Replace(string(csv), "5.000,0.90,0.30,100,", "5.000,0.90,0.60,100,", 1))
+	for _, tc := range []struct{ name, meta, want string }{
+		{"no meta: loopback", "", "Both cores' CPU per MiB: `jaws` ÷ `stdlib` 0.83×."},
+		{"loopback", "net: loopback\n", "Both cores' CPU per MiB: `jaws` ÷ `stdlib` 0.83×."},
+		{"veth", "net: veth (load generator in a namespace of its own)\n", "The server core's CPU per MiB: `jaws` ÷ `stdlib` 0.67×."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, out := t.TempDir(), t.TempDir()
+			if err := os.WriteFile(filepath.Join(raw, "site-media.csv"), csv, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tc.meta != "" {
+				if err := os.WriteFile(filepath.Join(raw, "site-media-meta.txt"), []byte(tc.meta), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := runSite(raw, out); err != nil {
+				t.Fatal(err)
+			}
+			if md := read(t, filepath.Join(out, "site.md")); !strings.Contains(md, tc.want) {
+				t.Errorf("site.md lacks %q", tc.want)
+			}
+		})
+	}
+}
+
+// Each round's ratio comes from the two servers' figures of that round.
+func TestSitePerMiBRounds(t *testing.T) {
+	b, err := os.ReadFile("testdata/site/site-media.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	csv := strings.Join(lines, "\n") + "\n"
+	// Round 2: jaws's CPU 0 at 60% (200 µs per MiB), stdlib's at 45%
+	// (225). Rounds' ratios 300/450 and 200/225: median 0.78, range
+	// 0.67–0.89; the medians' ratio 250/337.5 = 0.74.
+	for _, l := range lines[1:] {
+		l = "2" + strings.TrimPrefix(l, "1")
+		l = strings.Replace(l, "5.000,0.90,0.30,100,", "5.000,0.60,0.30,100,", 1)
+		l = strings.Replace(l, "5.000,0.90,0.30,,", "5.000,0.45,0.30,,", 1)
+		csv += l + "\n"
+	}
+	raw, out := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(raw, "site-media.csv"), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(raw, "site-media-meta.txt"), []byte("net: veth\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := runSite(raw, out); err != nil {
+		t.Fatal(err)
+	}
+	want := "The server core's CPU per MiB: `jaws` ÷ `stdlib` 0.74× (by round 0.78×, 0.67×–0.89×)."
+	if md := read(t, filepath.Join(out, "site.md")); !strings.Contains(md, want) {
+		t.Errorf("site.md lacks %q", want)
 	}
 }
