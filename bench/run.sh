@@ -47,7 +47,8 @@ usage: bench/run.sh [-quick] [-scenarios LIST | -compress-only] [-runs N] [-dura
                   a level is cut to SIZE / file size connections (default 256M)
   -net LIST       loopback, veth or both (default loopback): veth puts the load
                   generator in a network namespace of its own, joined to the
-                  servers by a veth pair (10.77.0.2 -> 10.77.0.1); needs root
+                  servers by a veth pair (10.77.0.2 -> 10.77.0.1), each end's
+                  receive work steered to its own side's core; needs root
   -servers LIST   comma-separated subset of
                   jaws,jaws-bare,jaws-embed,stdlib,ceiling,ceiling-min,nginx
   -cservers LIST  the compress scenario's servers, a subset of

@@ -94,6 +94,7 @@ done
 conns_levels
 
 # --- tools -------------------------------------------------------------------
+# shellcheck disable=SC2119 # no tools but those both scripts need
 case $net in
 loopback) need_tools ;;
 veth)

@@ -527,7 +527,8 @@ func (d *data) clientTable(b *strings.Builder, g setup) {
 
 // micros formats a figure in µs or MB/s: whole above 100, one decimal below.
 func micros(v float64) string {
-	if v >= 100 {
+	// Against the rounded value, so 99.97 is written 100, not 100.0.
+	if math.Round(v*10) >= 1000 {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.1f", v)

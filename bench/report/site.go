@@ -44,9 +44,8 @@ type siteCell struct {
 	jaws      bool               // the counters were read
 	sockErr   int64              // wrk's socket errors, all rounds
 	non2xx    int64              // wrk's error statuses, all rounds (site.sh fails on any)
-	perMiB    [4][]float64       // µs of CPU per MiB read: the server process, CPU 0, CPU 1, both cores
 	mibps     []float64          // MiB read per second (wrk's transfer rate, headers included)
-	roundMiB  map[int][4]float64 // perMiB by round, to divide one server's by another's of the same round
+	perMiB    map[int][4]float64 // by round: µs of CPU per MiB read, the server process, CPU 0, CPU 1, both cores
 	meanBytes float64            // file bytes per request made, in the last round
 	most      float64            // the most CPUs other processes used in a round
 	retried   int                // rounds repeated for being disturbed
@@ -195,12 +194,11 @@ func parseSite(r io.Reader) (*siteSet, error) {
 			var r [4]float64
 			for i, share := range []float64{proc, b0, b1, b0 + b1} {
 				r[i] = share / rate * 1e6
-				c.perMiB[i] = append(c.perMiB[i], r[i])
 			}
-			if c.roundMiB == nil {
-				c.roundMiB = map[int][4]float64{}
+			if c.perMiB == nil {
+				c.perMiB = map[int][4]float64{}
 			}
-			c.roundMiB[int(v["run"])] = r
+			c.perMiB[int(v["run"])] = r
 			c.mibps = append(c.mibps, rate)
 		}
 		if t.strOr(n, "jaws_hits", "") != "" {
@@ -223,8 +221,7 @@ func parseSite(r io.Reader) (*siteSet, error) {
 		s.rounds = max(s.rounds, int(v["run"]))
 	}
 	for _, c := range s.cells {
-		for _, v := range [][]float64{c.rps, c.cpuUS, c.client, c.core, c.user, c.sys, c.mbps, c.p50, c.p99, c.hit, c.evict, c.held,
-			c.perMiB[0], c.perMiB[1], c.perMiB[2], c.perMiB[3], c.mibps} {
+		for _, v := range [][]float64{c.rps, c.cpuUS, c.client, c.core, c.user, c.sys, c.mbps, c.p50, c.p99, c.hit, c.evict, c.held, c.mibps} {
 			slices.Sort(v)
 		}
 	}
@@ -488,9 +485,8 @@ func writePerMiB(b *strings.Builder, s *siteSet, subjects []string) {
 				continue
 			}
 			cols := []string{"`" + srv + "`", fmt.Sprintf("%.0f", median(c.mibps))}
-			for _, v := range c.perMiB {
-				// Rounded first, so 99.99 is written as 100, not 100.0.
-				cols = append(cols, micros(math.Round(median(v)*10)/10))
+			for i := range 4 {
+				cols = append(cols, micros(c.medianPerMiB(i)))
 			}
 			row(b, cols)
 		}
@@ -506,13 +502,13 @@ func writePerMiB(b *strings.Builder, s *siteSet, subjects []string) {
 				// The servers of a round run one after the other, so
 				// a round's ratio is less drift than the medians'.
 				var rounds []float64
-				for run, xr := range x.roundMiB {
-					if yr, ok := y.roundMiB[run]; ok && yr[by] > 0 {
+				for run, xr := range x.perMiB {
+					if yr, ok := y.perMiB[run]; ok && yr[by] > 0 {
 						rounds = append(rounds, xr[by]/yr[by])
 					}
 				}
 				slices.Sort(rounds)
-				r := ratio(median(x.perMiB[by]) / median(y.perMiB[by]))
+				r := ratio(x.medianPerMiB(by) / y.medianPerMiB(by))
 				if len(rounds) > 1 {
 					r += fmt.Sprintf(" (by round %s, %s–%s)", ratio(median(rounds)), ratio(rounds[0]), ratio(rounds[len(rounds)-1]))
 				}
@@ -523,6 +519,17 @@ func writePerMiB(b *strings.Builder, s *siteSet, subjects []string) {
 			p("%s CPU per MiB: %s.\n\n", byName, strings.Join(ratios, ", "))
 		}
 	}
+}
+
+// medianPerMiB is the median over the cell's rounds of its i'th CPU per
+// MiB figure (perMiB).
+func (c *siteCell) medianPerMiB(i int) float64 {
+	v := make([]float64, 0, len(c.perMiB))
+	for _, r := range c.perMiB {
+		v = append(v, r[i])
+	}
+	slices.Sort(v)
+	return median(v)
 }
 
 // levelLabel names a level, with the connections used when fewer.
