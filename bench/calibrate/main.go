@@ -5,6 +5,7 @@
 //
 //	go run ./bench/calibrate
 //	go run ./bench/calibrate -sizes 16K,32K,64K,128K -rounds 7 -duration 2s
+//	bench/calibrate.sh -net veth   # with wrk behind a veth pair (root)
 //
 // It starts two servers, child processes of itself, each with GOMAXPROCS=1 and
 // pinned to CPU 0 when taskset is there, serving the same files with jaws:
@@ -54,6 +55,7 @@ const (
 	envServe  = "JAWS_CALIBRATE_SERVE" // memory or file: run as a server child
 	envDir    = "JAWS_CALIBRATE_DIR"
 	envPinned = "JAWS_CALIBRATE_PINNED"
+	envListen = "JAWS_CALIBRATE_LISTEN" // the servers' IP address (-listen)
 )
 
 // pathMode is one way of serving, by its cache options.
@@ -82,7 +84,10 @@ func main() {
 	duration := flag.Duration("duration", time.Second, "length of one measurement")
 	conns := flag.Int("conns", 32, "keep-alive connections of the load generator")
 	gen := flag.String("load", "auto", "load generator: `wrk`, go (built in), or auto: wrk when it is installed")
+	listen := flag.String("listen", "127.0.0.1", "the servers' `IP` address")
+	netns := flag.String("netns", "", "run wrk in the network `namespace` NAME (ip netns exec), reaching the servers at -listen; bench/calibrate.sh -net veth sets both")
 	flag.Parse()
+	os.Setenv(envListen, *listen)
 	if err := pinSelf(); err != nil {
 		fmt.Fprintln(os.Stderr, "calibrate:", err)
 		os.Exit(1)
@@ -90,7 +95,7 @@ func main() {
 	list, err := parseSizes(*sizes)
 	var l loader
 	if err == nil {
-		l, err = newLoader(*gen, *conns)
+		l, err = newLoader(*gen, *conns, *netns)
 	}
 	if err == nil {
 		err = calibrate(list, *rounds, *duration, l, os.Stdout)
@@ -152,7 +157,11 @@ func serve(mode, dir string) error {
 		json.NewEncoder(w).Encode(h.Stats())
 	})
 	mux.Handle("/", h)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	host := os.Getenv(envListen)
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return err
 	}
@@ -398,11 +407,18 @@ type loader interface {
 	String() string
 }
 
-func newLoader(name string, conns int) (loader, error) {
+func newLoader(name string, conns int, netns string) (loader, error) {
+	if netns != "" {
+		// The built-in generator would run in this process's namespace.
+		if name == "go" {
+			return nil, errors.New("-netns needs wrk (-load wrk or auto)")
+		}
+		name = "wrk"
+	}
 	switch name {
 	case "auto":
 		if _, err := exec.LookPath("wrk"); err == nil {
-			return wrk{conns}, nil
+			return wrk{conns: conns}, nil
 		}
 		fmt.Fprintln(os.Stderr, "calibrate: wrk not found; using the built-in load generator, which may not keep the server busy")
 		return goLoad{conns}, nil
@@ -410,7 +426,7 @@ func newLoader(name string, conns int) (loader, error) {
 		if _, err := exec.LookPath("wrk"); err != nil {
 			return nil, err
 		}
-		return wrk{conns}, nil
+		return wrk{conns: conns, netns: netns}, nil
 	case "go":
 		return goLoad{conns}, nil
 	}
@@ -437,15 +453,33 @@ func check(addr string, sizes []int64) error {
 }
 
 // wrk is the load generator of the load benchmark, with one thread; it
-// inherits this process's CPU.
-type wrk struct{ conns int }
+// inherits this process's CPU. With netns it runs in that network
+// namespace.
+type wrk struct {
+	conns int
+	netns string
+}
 
-func (w wrk) String() string { return fmt.Sprintf("wrk -t1 -c%d", w.conns) }
+func (w wrk) String() string {
+	if w.netns != "" {
+		return fmt.Sprintf("wrk -t1 -c%d in %s", w.conns, w.netns)
+	}
+	return fmt.Sprintf("wrk -t1 -c%d", w.conns)
+}
+
+// command is the command line of one measurement of url.
+func (w wrk) command(url string, d time.Duration) []string {
+	secs := max(1, int(d.Round(time.Second)/time.Second))
+	args := []string{"wrk", "-t1", fmt.Sprintf("-c%d", w.conns), fmt.Sprintf("-d%ds", secs), "--timeout", "10s", url}
+	if w.netns != "" {
+		args = append([]string{"ip", "netns", "exec", w.netns}, args...)
+	}
+	return args
+}
 
 func (w wrk) load(ctx context.Context, addr, name string, size int64, d time.Duration) (float64, error) {
-	secs := max(1, int(d.Round(time.Second)/time.Second))
-	out, err := exec.CommandContext(ctx, "wrk", "-t1", fmt.Sprintf("-c%d", w.conns), fmt.Sprintf("-d%ds", secs),
-		"--timeout", "10s", "http://"+addr+"/"+name).CombinedOutput()
+	args := w.command("http://"+addr+"/"+name, d)
+	out, err := exec.CommandContext(ctx, args[0], args[1:]...).CombinedOutput()
 	if err != nil {
 		return 0, fmt.Errorf("wrk: %w: %s", err, out)
 	}

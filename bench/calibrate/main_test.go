@@ -90,3 +90,32 @@ func TestOthers(t *testing.T) {
 		}
 	}
 }
+
+func TestWrkCommand(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		w    wrk
+		want string
+	}{
+		{"here", wrk{conns: 32}, "wrk -t1 -c32 -d2s --timeout 10s http://127.0.0.1:1/8K.bin"},
+		{"in a namespace", wrk{conns: 32, netns: "jaws-bench-1"}, "ip netns exec jaws-bench-1 wrk -t1 -c32 -d2s --timeout 10s http://127.0.0.1:1/8K.bin"},
+	} {
+		if got := strings.Join(c.w.command("http://127.0.0.1:1/8K.bin", 2*time.Second), " "); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// The built-in load generator cannot run in another namespace.
+func TestNewLoaderNetns(t *testing.T) {
+	if _, err := newLoader("go", 32, "jaws-bench-1"); err == nil {
+		t.Error("-load go -netns: no error")
+	}
+	l, err := newLoader("go", 32, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := l.(goLoad); !ok {
+		t.Errorf("-load go: %T", l)
+	}
+}
