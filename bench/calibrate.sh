@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # bench/calibrate.sh: go run ./bench/calibrate, over loopback or, with
-# -net veth, with wrk in a network namespace of its own behind a veth pair
-# whose ends each receive on their own side's core, as on two hosts (root;
-# the pair of bench/run.sh and bench/site.sh). Every other argument goes to
-# calibrate.
+# -net veth, with wrk in a network namespace of its own behind the veth
+# pair of bench/run.sh and bench/site.sh, each end receiving on its own
+# side's core (root). Every other argument goes to calibrate. What the
+# veth figures showed on a virtual machine: bench/README.md, "Calibration
+# over veth".
 #
 #   bench/calibrate.sh -net veth
 #   bench/calibrate.sh -net veth -sizes 8K,16K,32K,64K -rounds 7 -duration 2s
 set -Eeuo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-. bench/lib.sh # log, die, veth_check, veth_up, veth_down
+. bench/lib.sh # die, make_tmp, build_bins, veth_check, veth_up, veth_down
 
 net=loopback
 args=()
@@ -28,9 +29,7 @@ veth) ;;
 esac
 command -v wrk >/dev/null || die "-net veth needs wrk"
 veth_check
-vns='' vlink='' bin=''
-trap 'veth_down; [ -z "$bin" ] || rm -rf "$bin"' EXIT
-bin=$(mktemp -d)
-go build -o "$bin/calibrate" ./bench/calibrate
+make_tmp jaws-calibrate veth_down
+build_bins bench/calibrate
 veth_up
-"$bin/calibrate" -netns "$vns" -listen "$srvhost" "${args[@]}"
+"$tmp/bin/calibrate" -netns "$vns" -listen "$srvhost" "${args[@]}"

@@ -418,7 +418,7 @@ func newLoader(name string, conns int, netns string) (loader, error) {
 	switch name {
 	case "auto":
 		if _, err := exec.LookPath("wrk"); err == nil {
-			return wrk{conns: conns}, nil
+			return wrk{conns: conns, netns: netns}, nil
 		}
 		fmt.Fprintln(os.Stderr, "calibrate: wrk not found; using the built-in load generator, which may not keep the server busy")
 		return goLoad{conns}, nil

@@ -110,15 +110,7 @@ func checkCompress(t *testing.T, md string) {
 // compression section alone, and there are no charts.
 func TestReportCompressOnly(t *testing.T) {
 	raw, out := t.TempDir(), t.TempDir()
-	for _, name := range []string{"compress.csv", "compress-meta.txt"} {
-		b, err := os.ReadFile(filepath.Join("testdata/raw", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(raw, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyFiles(t, raw, "testdata/raw", "compress.csv", "compress-meta.txt")
 	if err := run(raw, out); err != nil {
 		t.Fatal(err)
 	}
@@ -214,6 +206,21 @@ func read(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+func write(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// copyFiles copies the named files of the directory from into to.
+func copyFiles(t *testing.T, to, from string, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		write(t, filepath.Join(to, name), read(t, filepath.Join(from, name)))
+	}
 }
 
 func wellFormed(t *testing.T, name, doc string) {

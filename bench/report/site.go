@@ -329,12 +329,10 @@ func writeSiteSet(b *strings.Builder, s *siteSet) {
 				align = append(align, "---:")
 			}
 		}
-		// On a set of small files the ceiling over http.FileServer is about
-		// the most a handler under net/http gets over http.FileServer on
-		// this machine: a target above it is one for net/http, not for
-		// jaws. A handler beats the ceiling only by moving bytes more
-		// cheaply than its writes, as sendfile may for large files; so on
-		// a set of large ones the column would say nothing.
+		// The ceiling over http.FileServer tells whether a target for jaws
+		// over http.FileServer is within net/http's reach (the sentence
+		// below). Not on a set of large files, where sendfile may beat
+		// the ceiling's writes and the column would say nothing.
 		bound := !s.large() && slices.Contains(s.servers, "ceiling") && slices.Contains(s.servers, "stdlib")
 		if bound {
 			head = append(head, "`ceiling` ÷ `stdlib`")

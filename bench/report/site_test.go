@@ -93,13 +93,9 @@ func TestSiteOnly(t *testing.T) {
 // receive work may run on the server's core, and by the server core over
 // the steered veth pair.
 func TestSitePerMiBBy(t *testing.T) {
-	csv, err := os.ReadFile("testdata/site/site-media.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
 	// jaws's CPU 1 at 60%: 200 µs per MiB, both cores 500 against
 	// stdlib's 600; the server cores 300 against 450.
-	csv = []byte(strings.Replace(string(csv), "5.000,0.90,0.30,100,", "5.000,0.90,0.60,100,", 1))
+	csv := strings.Replace(read(t, "testdata/site/site-media.csv"), "5.000,0.90,0.30,100,", "5.000,0.90,0.60,100,", 1)
 	for _, tc := range []struct{ name, meta, want string }{
 		{"no meta: loopback", "", "Both cores' CPU per MiB: `jaws` ÷ `stdlib` 0.83×."},
 		{"loopback", "net: loopback\n", "Both cores' CPU per MiB: `jaws` ÷ `stdlib` 0.83×."},
@@ -107,13 +103,9 @@ func TestSitePerMiBBy(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw, out := t.TempDir(), t.TempDir()
-			if err := os.WriteFile(filepath.Join(raw, "site-media.csv"), csv, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			write(t, filepath.Join(raw, "site-media.csv"), csv)
 			if tc.meta != "" {
-				if err := os.WriteFile(filepath.Join(raw, "site-media-meta.txt"), []byte(tc.meta), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				write(t, filepath.Join(raw, "site-media-meta.txt"), tc.meta)
 			}
 			if err := runSite(raw, out); err != nil {
 				t.Fatal(err)
@@ -128,26 +120,12 @@ func TestSitePerMiBBy(t *testing.T) {
 // The ceiling over http.FileServer is given for small files only: on
 // large ones sendfile may beat the ceiling's writes from memory.
 func TestSiteBound(t *testing.T) {
-	b, err := os.ReadFile("testdata/site/site-media.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdlib := strings.TrimSpace(string(b))
-	stdlib = stdlib[strings.LastIndex(stdlib, "\n")+1:]
 	raw, out := t.TempDir(), t.TempDir()
-	for _, f := range []string{"site-fits.csv", "site-fits-meta.txt"} {
-		fb, err := os.ReadFile(filepath.Join("testdata/site", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(raw, f), fb, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	csv := string(b) + strings.Replace(stdlib, ",stdlib,", ",ceiling,", 1) + "\n"
-	if err := os.WriteFile(filepath.Join(raw, "site-media.csv"), []byte(csv), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyFiles(t, raw, "testdata/site", "site-fits.csv", "site-fits-meta.txt")
+	// media with a ceiling: a copy of its stdlib row, the last.
+	csv := strings.TrimSpace(read(t, "testdata/site/site-media.csv"))
+	stdlib := csv[strings.LastIndex(csv, "\n")+1:]
+	write(t, filepath.Join(raw, "site-media.csv"), csv+"\n"+strings.Replace(stdlib, ",stdlib,", ",ceiling,", 1)+"\n")
 	if err := runSite(raw, out); err != nil {
 		t.Fatal(err)
 	}
@@ -160,20 +138,16 @@ func TestSiteBound(t *testing.T) {
 		t.Error("fits has no `ceiling` ÷ `stdlib` column")
 	}
 	if !strings.Contains(md[i:], "`jaws` ÷ `ceiling`") {
-		t.Error("media has no ceiling: the test does not test the bound")
+		t.Error("media has no ceiling: the test does not test the column's absence")
 	}
 	if strings.Contains(md[i:], "`ceiling` ÷ `stdlib`") {
-		t.Error("media, a set of large files, has the ceiling as a bound")
+		t.Error("media, a set of large files, has the ceiling over stdlib")
 	}
 }
 
 // Each round's ratio comes from the two servers' figures of that round.
 func TestSitePerMiBRounds(t *testing.T) {
-	b, err := os.ReadFile("testdata/site/site-media.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	lines := strings.Split(strings.TrimSpace(read(t, "testdata/site/site-media.csv")), "\n")
 	csv := strings.Join(lines, "\n") + "\n"
 	// Round 2: jaws's CPU 0 at 60% (200 µs per MiB), stdlib's at 45%
 	// (225). Rounds' ratios 300/450 and 200/225: median 0.78, range
@@ -185,12 +159,8 @@ func TestSitePerMiBRounds(t *testing.T) {
 		csv += l + "\n"
 	}
 	raw, out := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(raw, "site-media.csv"), []byte(csv), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(raw, "site-media-meta.txt"), []byte("net: veth\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	write(t, filepath.Join(raw, "site-media.csv"), csv)
+	write(t, filepath.Join(raw, "site-media-meta.txt"), "net: veth\n")
 	if err := runSite(raw, out); err != nil {
 		t.Fatal(err)
 	}
