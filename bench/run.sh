@@ -140,7 +140,9 @@ build_bins example bench/peers bench/report
 # jaws's default CacheMaxFileSize, for the report's crossover marker: the
 # constant in options.go, written as "N << M" or as a number.
 cachemax=$(sed -nE 's/^[[:space:]]*defaultCacheMaxFileSize[[:space:]]*=[[:space:]]*([0-9]+([[:space:]]*<<[[:space:]]*[0-9]+)?).*/\1/p' options.go | head -1)
-if [ -n "$cachemax" ]; then cachemax=$((cachemax)); else cachemax=0; log "warning: could not read defaultCacheMaxFileSize from options.go"; fi
+# A warning here once went unread for many runs, each writing "cachemax: 0".
+[ -n "$cachemax" ] || die "could not read defaultCacheMaxFileSize from options.go"
+cachemax=$((cachemax))
 
 # --- files -------------------------------------------------------------------
 IFS=, read -r -a size_list <<<"$sizes"
