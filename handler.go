@@ -206,7 +206,12 @@ func (h *Handler) serveNext(w http.ResponseWriter, r *http.Request, next http.Ha
 // application's own routes: a download behind an authorization check, a
 // favicon from elsewhere in the tree. name is slash-separated, with or
 // without a leading slash; a directory is served by its index.html. Unlike
-// http.ServeFile it redirects nothing: name is not the URL.
+// http.ServeFile it redirects nothing, since name is not the URL, and it
+// cleans nothing either: a name with a "." or ".." element or an empty one
+// ("./a", "a/../b", "a//b") gets the 404, as a request for it would, so
+// that a name built from a request's parts cannot climb out of the
+// directory an application meant; clean it with path.Clean first to serve
+// what it cleans to.
 func (h *Handler) ServeFile(w http.ResponseWriter, r *http.Request, name string) {
 	if h.recording() {
 		rec := h.startRecord(w)

@@ -66,6 +66,12 @@ func (h *Handler) serveDir(w http.ResponseWriter, r *http.Request, dir fs.File) 
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	body := dirListing(entries, h.opts.ServeDotFiles)
+	// A HEAD gets GET's length too (RFC 9110 §9.3.2), which net/http can
+	// only guess from a body written. An outer handler that set
+	// Content-Encoding transforms the body, so its length is not this one.
+	if _, encoded := w.Header()["Content-Encoding"]; !encoded {
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	}
 	if r.Method != http.MethodHead {
 		w.Write(body)
 	}

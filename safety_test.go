@@ -237,6 +237,13 @@ func TestDotFiles(t *testing.T) {
 	if resp, body := testsite.Start(t, testsite.HTTP1, newHandler(t, inDot.Root, jaws.Options{})).Get(t, "/file.txt"); resp.StatusCode != 200 || string(body) != "deep" {
 		t.Errorf("root inside a dot-directory: GET /file.txt: %d %q", resp.StatusCode, body)
 	}
+	// The rule reads the names a request spells (SECURITY.md): a link with
+	// an ordinary name to a hidden directory serves what is in it.
+	linked := testsite.New(t).File(".git/config", []byte("[core]"))
+	linked.Symlink("public", ".git")
+	if resp, body := testsite.Start(t, testsite.HTTP1, newHandler(t, linked.Root, jaws.Options{})).Get(t, "/public/config"); resp.StatusCode != 200 || string(body) != "[core]" {
+		t.Errorf("a link to a hidden directory: GET /public/config: %d %q", resp.StatusCode, body)
+	}
 	hidden := []string{"/.env", "/.git/config", "/sub/.hidden", "/sub/..double", "/sub/.well-known/x",
 		"/.well-known/.secret", "/.well-knownx/y", "/.htpasswd", "/.DS_Store",
 		"/.hiddendir/inner/file.txt", "/%2eenv", "/sub/./.hidden", "/sub/x/../.hidden"}
@@ -404,8 +411,9 @@ func TestDirectoryListing(t *testing.T) {
 				if !slices.Equal(got, c.want) {
 					t.Fatalf("entries\n got %q\nwant %q\n%s", got, c.want, body)
 				}
-				if resp, body := srv.Do(t, srv.NewRequest(t, "HEAD", "/list/")); resp.StatusCode != 200 || len(body) != 0 {
-					t.Errorf("HEAD /list/: %d with %d body bytes", resp.StatusCode, len(body))
+				// HEAD: GET's fields, Content-Length included (RFC 9110 §9.3.2).
+				if resp, head := srv.Do(t, srv.NewRequest(t, "HEAD", "/list/")); resp.StatusCode != 200 || len(head) != 0 || resp.ContentLength != int64(len(body)) {
+					t.Errorf("HEAD /list/: %d with %d body bytes and Content-Length %d, want 200, none and %d", resp.StatusCode, len(head), resp.ContentLength, len(body))
 				}
 				if resp, _ := srv.Get(t, "/list"); resp.StatusCode != 301 || resp.Header.Get("Location") != "list/" {
 					t.Errorf("GET /list: %d to %q", resp.StatusCode, resp.Header.Get("Location"))

@@ -47,6 +47,10 @@ func TestServeFile(t *testing.T) {
 		{"hidden", ".env", "GET", nil, 404, nil, ""},
 		{"escape", "../etc/passwd", "GET", nil, 404, nil, ""},
 		{"dot-dot", "files/../.env", "GET", nil, 404, nil, ""},
+		// Names are not cleaned, as the doc says: these name a servable file.
+		{"unclean-dot", "./files/report.pdf", "GET", nil, 404, nil, ""},
+		{"unclean-dot-dot", "docs/../files/report.pdf", "GET", nil, 404, nil, ""},
+		{"unclean-empty", "files//report.pdf", "GET", nil, 404, nil, ""},
 		{"link-out", "out", "GET", nil, 404, nil, ""},
 		{"dir-without-index", "empty", "GET", nil, 404, nil, ""},
 	} {
