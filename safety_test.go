@@ -383,6 +383,20 @@ func TestDirectoryListing(t *testing.T) {
 	wantHidden := append(slices.Clone(want), ".git/", ".hidden")
 	slices.Sort(wantHidden)
 
+	// An outer handler that set Content-Encoding transforms the body: the
+	// listing's own length is not the response's.
+	lh := newHandler(t, s.Root, jaws.Options{DirectoryListing: true})
+	for _, outer := range []string{"", "gzip"} {
+		w := testsite.Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if outer != "" {
+				w.Header().Set("Content-Encoding", outer)
+			}
+			lh.ServeHTTP(w, r)
+		}), "GET", "/list/")
+		if cl := w.Header().Get("Content-Length"); w.Code != 200 || (outer == "") != (cl == strconv.Itoa(w.Body.Len())) || outer != "" && cl != "" {
+			t.Errorf("listing with outer Content-Encoding %q: %d, Content-Length %q for %d bytes", outer, w.Code, cl, w.Body.Len())
+		}
+	}
 	for _, c := range []struct {
 		name string
 		opts jaws.Options
