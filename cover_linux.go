@@ -15,8 +15,10 @@ import (
 // later one by the generations. The token is uncovered (it never holds,
 // and the entry is confirmed by stat) for a file reached through a link,
 // hard-linked or a mount point, on an untrusted file system, when no watch
-// is to be had (the user's inotify limit), or when anything changed meanwhile.
-func (w *watcher) cover(t *tree, file string, v version, now int64) *token {
+// is to be had (the user's inotify limit), when anything changed meanwhile,
+// or when a write to the file was reported since readAt, when its bytes
+// were read (watcher.writtenSince).
+func (w *watcher) cover(t *tree, file string, v version, readAt, now int64) *token {
 	tok := &token{w: w, epoch: w.epoch.Load(), taken: now}
 	tok.dirs = tok.buf[:0]
 	if w.broken.Load() || t.sd.fd < 0 || t.retired.Load() != 0 || !trustedDir(t.sd.fd) {
@@ -75,7 +77,15 @@ func (w *watcher) cover(t *tree, file string, v version, now int64) *token {
 		}
 		tok.dirs = append(tok.dirs, dirGen{d, d.gen.Load()})
 	}
+	tok.parent = tok.dirs[len(tok.dirs)-1].d
+	// A write reported since the bytes were read, before this token's
+	// generations: they may be a mix (writtenSince), and no later event
+	// would tell.
+	racy := w.writtenSinceLocked(tok, file, readAt)
 	w.mu.Unlock()
+	if racy {
+		return tok
+	}
 	for i, elem := range elems[:len(elems)-1] {
 		if unix.Fstatat(fds[i], elem, &st, unix.AT_SYMLINK_NOFOLLOW) != nil ||
 			(dirID{uint64(st.Dev), uint64(st.Ino)}) != ids[i+1] {

@@ -33,6 +33,7 @@ type entry struct {
 	digest   bool        // sum came from a digest sibling, not from the bytes
 	checked  atomic.Int64
 	sum      atomic.Pointer[[sha256.Size]byte] // the SHA-256 of the bytes, once known (see HashName)
+	from     *[sha256.Size]byte                // a variant's: the sum of the bytes it was made from, if known
 	hashing  sync.Mutex                        // held while the bytes are read for sum
 
 	rep  representation // the handler's (represent.go)
@@ -82,7 +83,8 @@ func newEntry(file string, dirIndex bool, f fs.File, info fs.FileInfo, maxBody i
 
 // newVariant is the entry of orig's bytes encoded in c, held in memory.
 func newVariant(orig *entry, c coding, body []byte) *entry {
-	v := &entry{fileRef: fileRef{file: orig.file, info: orig.info, ver: orig.ver, tree: orig.tree}, coding: c, body: body}
+	v := &entry{fileRef: fileRef{file: orig.file, info: orig.info, ver: orig.ver, tree: orig.tree,
+		readAt: orig.readAt}, coding: c, body: body, from: orig.sum.Load()}
 	sum := sha256.Sum256(body)
 	v.sum.Store(&sum)
 	return v
@@ -108,9 +110,18 @@ func (e *entry) size() int64 {
 }
 
 // derivedFrom reports whether the variant v was made from the version of
-// the file orig describes.
+// the file orig describes, and from its bytes: the same sum where both
+// are known, else the same read. A version's stat can stand for other
+// bytes (watcher.writtenSince), and an entry built anew for that reason
+// must not find the old one's variants.
 func (v *entry) derivedFrom(orig *entry) bool {
-	return v.file == orig.file && v.matches(orig.info)
+	if v.file != orig.file || !v.matches(orig.info) {
+		return false
+	}
+	if sum := orig.sum.Load(); v.from != nil && sum != nil {
+		return *v.from == *sum
+	}
+	return v.readAt == orig.readAt // the same read of the file, then
 }
 
 // entryOverhead approximates, in bytes, what an entry costs beyond its body

@@ -55,6 +55,9 @@ type fileRef struct {
 	ver     version     // and the version they identify
 	tree    *tree
 	watched atomic.Pointer[token]
+	// When its bytes began to be read (mono): a write reported from then
+	// on may have changed them, whatever a stat says (watcher.writtenSince).
+	readAt int64
 }
 
 // matches reports whether ref still describes the file info was read from:
@@ -262,17 +265,23 @@ func (d *dirSource) fresh(e *fileRef, _ []byte, clock func() int64) bool {
 		info, err := t.linkRoot.stat(e.file)
 		same = err == nil && e.matches(info)
 	}
+	// A write in place sets the times before it copies the bytes: one
+	// still copying while the entry was read left a stat that matches
+	// and bytes that do not, and only its event tells.
+	if same && d.watch != nil && d.watch.writtenSince(old, e.file, e.readAt) {
+		same = false
+	}
 	// A new token at most every rearmEvery: taking one costs system
 	// calls of its own.
 	if now := clock(); same && d.watch != nil && (old == nil || now-old.taken >= int64(rearmEvery)) {
-		e.watched.Store(d.watch.cover(t, e.file, e.ver, now))
+		e.watched.Store(d.watch.cover(t, e.file, e.ver, e.readAt, now))
 	}
 	return same
 }
 
 func (d *dirSource) arm(e *fileRef, now int64) {
 	if d.watch != nil && e.tree != nil {
-		e.watched.Store(d.watch.cover(e.tree, e.file, e.ver, now))
+		e.watched.Store(d.watch.cover(e.tree, e.file, e.ver, e.readAt, now))
 	}
 }
 

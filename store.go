@@ -213,10 +213,12 @@ func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileIn
 		put = putNone // kept in s.fixed instead
 	}
 	e, err := s.cache.build(key, info, put, func() (*entry, error) {
+		readAt := mono()
 		e, head, err := newEntry(file, dirIndex, f, info, s.maxBody)
 		if err != nil {
 			return nil, err
 		}
+		e.readAt = readAt
 		if e.body == nil {
 			s.findDigest(e)
 		}

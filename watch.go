@@ -31,19 +31,41 @@ import (
 // is) and directories on file systems whose changes may come from
 // elsewhere (NFS, SMB, FUSE) are confirmed by stat on every hit. What no
 // event reports at all: bytes written through a shared mmap.
+//
+// A stat cannot tell one change: a write(2) in place sets the file's times
+// before it copies its bytes, so an entry read meanwhile holds a mix under
+// the new version. Events name the file written, once the bytes are in, so
+// an entry whose file was reported written after its bytes began to be
+// read is not confirmed by its stat (watcher.writtenSince).
 
 // watchedDir is one directory the kernel reports changes in.
 type watchedDir struct {
 	gen atomic.Uint64
+	// When each name in it was last reported written (mono), and when any
+	// was, once more names were than writtenMax; the watcher's mu guards
+	// them. A name leaves when it is deleted or renamed away.
+	written    map[string]int64
+	writtenAll int64
 }
+
+// writtenMax bounds a directory's written names: a directory of many
+// files written, then served, costs their entries a new read each, no more.
+const writtenMax = 1024
+
+// monoBase and mono give the time since start, monotonic, never 0: when an
+// entry's bytes were read and when a write was reported are compared.
+var monoBase = time.Now()
+
+func mono() int64 { return int64(time.Since(monoBase)) + 1 }
 
 // token is what an entry knows of the directories on its file's path.
 type token struct {
 	w       *watcher
 	covered bool // events cover the file; else the token never holds
 	epoch   uint64
-	taken   int64    // unix nanoseconds
-	dirs    []dirGen // in buf for a path of up to len(buf) directories
+	taken   int64       // unix nanoseconds
+	dirs    []dirGen    // in buf for a path of up to len(buf) directories
+	parent  *watchedDir // the file's own directory, once all of dirs are watched
 	// A hit reads every directory's generation: held in the token's own
 	// allocation, they cost it no cache miss of their own, which on a
 	// server of many connections it would pay on nearly every hit.

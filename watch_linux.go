@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -28,6 +29,9 @@ type watcher struct {
 	buf  []byte
 	byWd map[int32]*watchedDir // the current tree's directories
 	path map[int32][]string    // directories on the way to the root, and their names on that way
+	// When events were last lost (mono): which files were written then,
+	// none can tell.
+	lostAt int64
 }
 
 // watchShard is one epoll set holding the inotify descriptor and an opening
@@ -233,6 +237,7 @@ func (w *watcher) readLocked() {
 
 // handle turns events into generations; w.mu is held.
 func (w *watcher) handle(b []byte) {
+	now := mono()
 	for len(b) >= unix.SizeofInotifyEvent {
 		ev := (*unix.InotifyEvent)(unsafe.Pointer(&b[0]))
 		end := min(len(b), unix.SizeofInotifyEvent+int(ev.Len))
@@ -240,6 +245,7 @@ func (w *watcher) handle(b []byte) {
 		b = b[end:]
 		if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
 			w.lostLocked() // events were lost: nothing is known any more
+			w.lostAt = now
 			continue
 		}
 		if names, ok := w.path[ev.Wd]; ok {
@@ -257,6 +263,7 @@ func (w *watcher) handle(b []byte) {
 			continue
 		}
 		d.gen.Add(1)
+		d.noteLocked(ev.Mask, name, now)
 		switch {
 		case ev.Mask&unix.IN_IGNORED != 0:
 			delete(w.byWd, ev.Wd)
@@ -270,6 +277,50 @@ func (w *watcher) handle(b []byte) {
 			}
 		}
 	}
+}
+
+// noteLocked keeps when the name an event in d is about was written (an
+// IN_MODIFY, or the IN_CLOSE_WRITE after a write through mmap), and lets
+// it go when the name goes; the watcher's mu is held.
+func (d *watchedDir) noteLocked(mask uint32, name []byte, now int64) {
+	switch {
+	case len(name) == 0:
+	case mask&(unix.IN_MODIFY|unix.IN_CLOSE_WRITE) != 0:
+		if d.written == nil {
+			d.written = make(map[string]int64)
+		}
+		if _, ok := d.written[string(name)]; !ok && len(d.written) >= writtenMax {
+			clear(d.written)
+			d.writtenAll = now
+		}
+		d.written[string(name)] = now
+	case mask&(unix.IN_DELETE|unix.IN_MOVED_FROM) != 0:
+		delete(d.written, string(name))
+	}
+}
+
+// writtenSince reports whether a write to file, in the directory tok was
+// taken for, was reported since (mono), or events were lost since: its
+// bytes may have changed whatever a stat says. A write(2) in place sets
+// the file's times before it copies the bytes, and its event comes once
+// they are copied; an entry read meanwhile holds a mix of the two
+// versions, under the new times (the size too, when it is kept).
+func (w *watcher) writtenSince(tok *token, file string, since int64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.writtenSinceLocked(tok, file, since)
+}
+
+func (w *watcher) writtenSinceLocked(tok *token, file string, since int64) bool {
+	if w.lostAt >= since {
+		return true
+	}
+	if tok == nil || tok.parent == nil {
+		return false // not watched, so no write is reported: stat decides
+	}
+	d := tok.parent
+	at := max(d.written[file[strings.LastIndexByte(file, '/')+1:]], d.writtenAll)
+	return at >= since
 }
 
 // onTheWay reports whether an event in a directory on the root's way may

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -382,7 +383,7 @@ func TestEventsTokenDirs(t *testing.T) {
 	}{{"top.js", 1}, {"a/b/c.js", 3}} {
 		info, err := os.Stat(filepath.Join(dir, c.file))
 		must(t, err)
-		tok := w.cover(d.cur.Load(), c.file, versionOf(info), time.Now().UnixNano())
+		tok := w.cover(d.cur.Load(), c.file, versionOf(info), mono(), time.Now().UnixNano())
 		if !tok.covered || len(tok.dirs) != c.dirs {
 			t.Errorf("%s: covered %v, %d directories, want %d", c.file, tok.covered, len(tok.dirs), c.dirs)
 		}
@@ -581,5 +582,61 @@ func TestEventsWatchLimit(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(dir, p, "small.txt"), []byte("small two"), 0o644))
 	if w := get(h, target); w.Body.String() != "small two" {
 		t.Errorf("after the change: %q, want the new content", w.Body.String())
+	}
+}
+
+// TestEventsWrittenSince: a write reported after an entry's bytes began to
+// be read makes its token uncovered, however the stat reads, and a write
+// to another name, a write before the read, or a name written and
+// deleted do not.
+func TestEventsWrittenSince(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(dir, "a"), 0o755))
+	for _, n := range []string{"a/f.js", "a/g.js", "a/tmp"} {
+		must(t, os.WriteFile(filepath.Join(dir, n), []byte("v1"), 0o644))
+	}
+	h := newTestHandler(t, dir, Options{})
+	d := h.store.src.(*dirSource)
+	w := d.watch
+	if w == nil {
+		t.Skip("no events on this file system")
+	}
+	cover := func(file string, readAt int64) *token {
+		info, err := os.Stat(filepath.Join(dir, file))
+		must(t, err)
+		w.sync()
+		return w.cover(d.cur.Load(), file, versionOf(info), readAt, time.Now().UnixNano())
+	}
+	cover("a/f.js", mono()) // watches a/
+	before := mono()
+	must(t, os.WriteFile(filepath.Join(dir, "a/f.js"), []byte("v2"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "a/tmp"), []byte("v2"), 0o644))
+	must(t, os.Remove(filepath.Join(dir, "a/tmp")))
+	w.sync()
+	for _, c := range []struct {
+		name    string
+		file    string
+		readAt  int64
+		covered bool
+	}{
+		{"written-since-read", "a/f.js", before, false},
+		{"written-before-read", "a/f.js", mono(), true},
+		{"other-name", "a/g.js", before, true},
+	} {
+		if tok := cover(c.file, c.readAt); tok.covered != c.covered {
+			t.Errorf("%s: covered %v, want %v", c.name, tok.covered, c.covered)
+		}
+	}
+	w.mu.Lock()
+	var names []string
+	for _, dg := range w.byWd {
+		for n := range dg.written {
+			names = append(names, n)
+		}
+	}
+	w.mu.Unlock()
+	if slices.Contains(names, "tmp") {
+		t.Errorf("a deleted name is still kept: %q", names)
 	}
 }

@@ -21,4 +21,6 @@ func (*watcher) watchPath(string) bool { return false }
 
 func (*watcher) resetTree() {}
 
-func (*watcher) cover(*tree, string, version, int64) *token { return nil }
+func (*watcher) cover(*tree, string, version, int64, int64) *token { return nil }
+
+func (*watcher) writtenSince(*token, string, int64) bool { return false }
