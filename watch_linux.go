@@ -3,8 +3,8 @@ package jaws
 import (
 	"bytes"
 	"math/rand/v2"
+	"path"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -280,8 +280,8 @@ func (w *watcher) handle(b []byte) {
 }
 
 // noteLocked keeps when the name an event in d is about was written (an
-// IN_MODIFY, or the IN_CLOSE_WRITE after a write through mmap), and lets
-// it go when the name goes; the watcher's mu is held.
+// IN_MODIFY, or an IN_CLOSE_WRITE: a writer closed it), and lets it go
+// when the name goes; the watcher's mu is held.
 func (d *watchedDir) noteLocked(mask uint32, name []byte, now int64) {
 	switch {
 	case len(name) == 0:
@@ -319,8 +319,7 @@ func (w *watcher) writtenSinceLocked(tok *token, file string, since int64) bool 
 		return false // not watched, so no write is reported: stat decides
 	}
 	d := tok.parent
-	at := max(d.written[file[strings.LastIndexByte(file, '/')+1:]], d.writtenAll)
-	return at >= since
+	return max(d.written[path.Base(file)], d.writtenAll) >= since
 }
 
 // onTheWay reports whether an event in a directory on the root's way may

@@ -17,6 +17,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/jaws-go/jaws/internal/testsite"
 )
@@ -638,5 +641,50 @@ func TestEventsWrittenSince(t *testing.T) {
 	w.mu.Unlock()
 	if slices.Contains(names, "tmp") {
 		t.Errorf("a deleted name is still kept: %q", names)
+	}
+}
+
+// TestEventsWrittenLost: lost events (IN_Q_OVERFLOW) count as every name
+// written, and a directory's written names are bounded: past writtenMax
+// they count as all written, the map starts over, and a name deleted
+// leaves it.
+func TestEventsWrittenLost(t *testing.T) {
+	t.Parallel()
+	event := func(wd int32, mask uint32, name string) []byte {
+		n := (len(name) + 1 + 15) / 16 * 16 // NUL-padded, as the kernel pads
+		b := make([]byte, unix.SizeofInotifyEvent+n)
+		ev := (*unix.InotifyEvent)(unsafe.Pointer(&b[0]))
+		ev.Wd, ev.Mask, ev.Len = wd, mask, uint32(n)
+		copy(b[unix.SizeofInotifyEvent:], name)
+		return b
+	}
+	d := new(watchedDir)
+	w := &watcher{fd: -1, byWd: map[int32]*watchedDir{1: d}, path: map[int32][]string{}}
+	tok := &token{parent: d}
+	before := mono()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.handle(event(1, unix.IN_MODIFY, "a.js"))
+	if !w.writtenSinceLocked(tok, "dir/a.js", before) || w.writtenSinceLocked(tok, "dir/b.js", before) {
+		t.Fatal("a.js written, b.js not: not told apart")
+	}
+	w.handle(event(1, unix.IN_DELETE, "a.js"))
+	if _, kept := d.written["a.js"]; kept {
+		t.Error("a deleted name is still kept")
+	}
+	for i := range writtenMax + 1 {
+		w.handle(event(1, unix.IN_CLOSE_WRITE, fmt.Sprintf("f%d", i)))
+	}
+	if len(d.written) > writtenMax || !w.writtenSinceLocked(tok, "dir/b.js", before) {
+		t.Errorf("%d names kept (at most %d), b.js written: %v, want true once they outgrew it",
+			len(d.written), writtenMax, w.writtenSinceLocked(tok, "dir/b.js", before))
+	}
+	after := mono()
+	if w.writtenSinceLocked(tok, "dir/b.js", after) {
+		t.Error("b.js written after everything reported")
+	}
+	w.handle(event(-1, unix.IN_Q_OVERFLOW, ""))
+	if !w.writtenSinceLocked(nil, "dir/b.js", after) {
+		t.Error("events lost: b.js, unwatched, not counted as written")
 	}
 }
