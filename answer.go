@@ -31,7 +31,7 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, 
 	if t.e.body == nil && r.Method != http.MethodHead {
 		// The descriptor the transfer reads: the shared one for zero-copy,
 		// else one of the request's own, where net/http can use sendfile.
-		resp.zeroCopy = zeroCopy && !resp.transformed && h.tx.zeroCopySize(resp.length) && h.tx.zeroCopyAllowed(w, r)
+		resp.zeroCopy = zeroCopy && !resp.transformed && h.tx.zeroCopySize(w, resp.length) && h.tx.zeroCopyAllowed(w, r)
 		if err := h.store.acquire(t, resp.zeroCopy); err != nil {
 			h.fail(w, err)
 			return unsent{}

@@ -1,9 +1,10 @@
 package jaws
 
 import (
-	"bytes"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jaws-go/jaws/internal/httprule"
@@ -55,50 +56,162 @@ func replyConnection(r *http.Request, hdr http.Header, keepAlivesEnabled bool) c
 	if first(hdr, "Connection") == "close" || !keepAlivesEnabled {
 		closeAfter = true
 	}
-	if closeAfter && (!keepAlivesEnabled || !httprule.HasToken(first(hdr, "Connection"), "close")) {
+	if closeAfter {
+		return closingConnection(r, hdr, keepAlivesEnabled, c)
+	}
+	c.keepAlive = true
+	return c
+}
+
+// closingConnection is c for a response after which net/http closes the
+// connection: it drops the handler's Connection header and says "close",
+// unless keep-alives are on and the handler said "close" itself.
+func closingConnection(r *http.Request, hdr http.Header, keepAlivesEnabled bool, c connection) connection {
+	c.keepAlive = false
+	if !keepAlivesEnabled || !httprule.HasToken(first(hdr, "Connection"), "close") {
 		c.drop = true
 		if r.ProtoAtLeast(1, 1) {
 			c.add = "close"
 		}
 	}
-	c.keepAlive = !closeAfter
 	return c
 }
 
 // responseHead is the status line and header block as net/http would write
-// them for these headers (writeStatusLine and chunkWriter.writeHeader).
+// them for these headers, for a response with a Content-Length.
 func responseHead(r *http.Request, status int, hdr http.Header, conn connection) []byte {
-	var b bytes.Buffer
-	b.Grow(512)
-	if r.ProtoAtLeast(1, 1) {
-		b.WriteString("HTTP/1.1 ")
-	} else {
-		b.WriteString("HTTP/1.0 ")
-	}
-	b.WriteString(strconv.Itoa(status))
-	b.WriteByte(' ')
-	b.WriteString(http.StatusText(status))
-	b.WriteString("\r\n")
-	exclude := map[string]bool(nil)
-	if conn.drop {
-		exclude = excludeConnection
-	}
-	hdr.WriteSubset(&b, exclude)
-	if _, ok := hdr["Date"]; !ok {
-		b.WriteString("Date: ")
-		b.WriteString(time.Now().UTC().Format(http.TimeFormat))
-		b.WriteString("\r\n")
-	}
-	if conn.add != "" {
-		b.WriteString("Connection: ")
-		b.WriteString(conn.add)
-		b.WriteString("\r\n")
-	}
-	b.WriteString("\r\n")
-	return b.Bytes()
+	return appendHead(make([]byte, 0, 512), r, status, hdr, conn, -1, "")
 }
 
-var excludeConnection = map[string]bool{"Connection": true}
+// appendHead appends to dst the status line and header block net/http
+// writes for a response to r (writeStatusLine, chunkWriter.writeHeader):
+// hdr's fields, less those conn drops and those the status forbids, then
+// Date when hdr has none, Content-Length when clen is not -1 (net/http's own,
+// for a handler that finished with its body buffered), Content-Type when
+// ctype is not "" (sniffed), and conn's Connection. Field order is the
+// map's. Like Header.WriteSubset it skips names that are not tokens and
+// writes CR and LF in values as spaces, trimmed.
+func appendHead(dst []byte, r *http.Request, status int, hdr http.Header, conn connection, clen int64, ctype string) []byte {
+	if r.ProtoAtLeast(1, 1) {
+		dst = append(dst, "HTTP/1.1 "...)
+	} else {
+		dst = append(dst, "HTTP/1.0 "...)
+	}
+	dst = strconv.AppendInt(dst, int64(status), 10)
+	dst = append(dst, ' ')
+	if text := http.StatusText(status); text != "" {
+		dst = append(dst, text...)
+	} else {
+		dst = append(dst, "status code "...)
+		dst = strconv.AppendInt(dst, int64(status), 10)
+	}
+	dst = append(dst, "\r\n"...)
+	for k, vv := range hdr {
+		if conn.drop && k == "Connection" || suppressed(status, k) || !isToken(k) {
+			continue
+		}
+		for _, v := range vv {
+			dst = append(dst, k...)
+			dst = append(dst, ": "...)
+			dst = appendFieldValue(dst, v)
+			dst = append(dst, "\r\n"...)
+		}
+	}
+	if _, ok := hdr["Date"]; !ok {
+		dst = append(dst, "Date: "...)
+		dst = appendDate(dst)
+		dst = append(dst, "\r\n"...)
+	}
+	if clen >= 0 {
+		dst = append(dst, "Content-Length: "...)
+		dst = strconv.AppendInt(dst, clen, 10)
+		dst = append(dst, "\r\n"...)
+	}
+	if ctype != "" {
+		dst = append(dst, "Content-Type: "...)
+		dst = append(dst, ctype...)
+		dst = append(dst, "\r\n"...)
+	}
+	if conn.add != "" {
+		dst = append(dst, "Connection: "...)
+		dst = append(dst, conn.add...)
+		dst = append(dst, "\r\n"...)
+	}
+	return append(dst, "\r\n"...)
+}
+
+// suppressed reports whether net/http leaves the field key out of a
+// response with status, which has no body (suppressedHeaders).
+func suppressed(status int, key string) bool {
+	switch {
+	case status == http.StatusNotModified:
+		return key == "Content-Type" || key == "Content-Length" || key == "Transfer-Encoding"
+	case status == http.StatusNoContent || status >= 100 && status < 200:
+		return key == "Content-Length" || key == "Transfer-Encoding"
+	}
+	return false
+}
+
+// bodyAllowed is net/http's bodyAllowedForStatus.
+func bodyAllowed(status int) bool {
+	return !(status >= 100 && status < 200 || status == http.StatusNoContent || status == http.StatusNotModified)
+}
+
+// isToken reports whether s is a non-empty token (a valid field name).
+func isToken(s string) bool {
+	for i := range len(s) {
+		if !isTokenByte(s[i]) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// appendFieldValue appends v as net/http writes a field value: CR and LF
+// as spaces, then leading and trailing white space trimmed.
+func appendFieldValue(dst []byte, v string) []byte {
+	i, j := 0, len(v)
+	for i < j && isFieldSpace(v[i]) {
+		i++
+	}
+	for j > i && isFieldSpace(v[j-1]) {
+		j--
+	}
+	v = v[i:j]
+	if strings.ContainsAny(v, "\r\n") {
+		start := len(dst)
+		dst = append(dst, v...)
+		for k := start; k < len(dst); k++ {
+			if dst[k] == '\r' || dst[k] == '\n' {
+				dst[k] = ' '
+			}
+		}
+		return dst
+	}
+	return append(dst, v...)
+}
+
+func isFieldSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// dateStamp is the Date value of one second; appendDate formats it once a
+// second rather than once a response.
+type dateStamp struct {
+	sec int64
+	b   []byte
+}
+
+var dateNow atomic.Pointer[dateStamp]
+
+// appendDate appends the current time as net/http writes Date.
+func appendDate(dst []byte) []byte {
+	now := time.Now()
+	d := dateNow.Load()
+	if d == nil || d.sec != now.Unix() {
+		d = &dateStamp{sec: now.Unix(), b: now.UTC().AppendFormat(make([]byte, 0, 29), http.TimeFormat)}
+		dateNow.Store(d)
+	}
+	return append(dst, d.b...)
+}
 
 // idleTimeout is net/http's Server.idleTimeout.
 func idleTimeout(srv *http.Server) time.Duration {

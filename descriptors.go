@@ -41,6 +41,7 @@ const (
 	fdNone   fdNeed = iota // a body in memory, or HEAD: nothing is read
 	fdShared               // zero-copy: the entry's shared descriptor, read at explicit offsets
 	fdOwn                  // the fallback: a descriptor whose offset net/http's sendfile may move (store.own)
+	fdSharedAny            // fdShared whatever the file's size: on a connection jaws owns
 )
 
 // confirmFor confirms a cached entry and takes the descriptor the request
@@ -59,8 +60,11 @@ func (s *store) confirmFor(e *entry, need fdNeed) (target, bool) {
 	if e.body != nil || need == fdNone {
 		return t, s.confirm(e) // nothing read yet: see holdsVersion
 	}
-	if need == fdShared && e.size() < s.sharedMin {
+	switch {
+	case need == fdShared && e.size() < s.sharedMin:
 		need = fdOwn // too small for zero-copy: the fallback's own descriptor
+	case need == fdSharedAny:
+		need = fdShared
 	}
 	if e.sf == nil || need == fdOwn && !leaseOffsets {
 		f, err := s.openVersion(e)

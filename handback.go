@@ -182,14 +182,22 @@ func (l *handbackListener) awaitRequest(c net.Conn, pending []byte) (net.Conn, e
 	if len(pending) == 0 && headerEnds(peeked) {
 		return c, nil // net/http reads the whole header block at once
 	}
+	return l.st.replay(c, pending)
+}
+
+// replay returns c as a handbackConn that replays pending, the first bytes
+// of a request already read from c. While that request's header block has
+// not fully arrived, the server's shutdown closes it; fails when the server
+// is shutting down.
+func (st *serverState) replay(c net.Conn, pending []byte) (*handbackConn, error) {
 	hc := &handbackConn{Conn: c, pending: pending}
 	var scan headScan
 	if !scan.feed(pending) {
 		hc.scan = scan
-		if !l.st.addReading(hc) {
+		if !st.addReading(hc) {
 			return hc, net.ErrClosed // the server is shutting down
 		}
-		hc.st.Store(l.st)
+		hc.st.Store(st)
 	}
 	return hc, nil
 }

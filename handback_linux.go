@@ -8,6 +8,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// lanePeeks: the fast lane can look at a connection's first request
+// without reading it (peekConn), and so reads connections.
+const lanePeeks = true
+
 // peekConn waits, under c's read deadline, until c has bytes to read or its
 // peer has closed it, and copies what is there into buf without taking it
 // off the socket (MSG_PEEK), so that net/http reads it from the connection

@@ -7,6 +7,10 @@ import (
 	"net"
 )
 
+// lanePeeks is Linux's only: elsewhere FastLane hands every connection
+// over.
+const lanePeeks = false
+
 // peekConn is Linux's only: elsewhere jaws reads the first bytes of the next
 // request itself and replays them (handbackConn).
 func peekConn(net.Conn, []byte) (int, error) {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jaws-go/jaws/internal/httprule"
@@ -20,6 +21,7 @@ type Handler struct {
 	variants *variants // content codings, above the store
 	stats    stats
 	tx       mover // the transfer paths
+	lanes    atomic.Pointer[[]*lane] // the fast lanes (fastlane.go); nil for none
 	closed   sync.Once
 	closeErr error
 }
@@ -131,8 +133,11 @@ func (h *Handler) describe(e *entry, name string, head []byte) {
 //	err = errors.Join(err, h.Shutdown(ctx))
 func (h *Handler) Shutdown(ctx context.Context) error {
 	var err error
+	lanesDone := h.endLanes(ctx.Done())
 	if !h.tx.transfers.wait(ctx.Done()) {
 		h.tx.transfers.cancel()
+		err = ctx.Err()
+	} else if !lanesDone {
 		err = ctx.Err()
 	}
 	return errors.Join(err, h.Close())
@@ -144,6 +149,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 // do nothing and return the first one's result.
 func (h *Handler) Close() error {
 	h.closed.Do(func() {
+		h.endLanes(nil)
 		h.tx.transfers.cancel()
 		h.closeErr = h.store.close()
 	})
@@ -196,7 +202,11 @@ func (h *Handler) serveNext(w http.ResponseWriter, r *http.Request, next http.Ha
 		localRedirect(w, r, "./")
 		return
 	}
-	h.tx.finish(w, h.serveName(w, r, next, name, true))
+	if lanes := h.lanes.Load(); lanes != nil {
+		h.serveLearning(w, r, next, name, *lanes)
+		return
+	}
+	h.tx.finish(w, h.serveName(w, r, next, name, true, nil))
 }
 
 // ServeFile serves the file name, relative to the root whatever r.URL.Path
@@ -226,7 +236,7 @@ func (h *Handler) ServeFile(w http.ResponseWriter, r *http.Request, name string)
 		h.notFound(w, r, nil)
 		return
 	}
-	h.tx.finish(w, h.serveName(w, r, nil, clean, false))
+	h.tx.finish(w, h.serveName(w, r, nil, clean, false, nil))
 }
 
 // admit counts r and answers it when its method is not one the handler
@@ -242,79 +252,105 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, next http.Handle
 
 // serveName serves the cleaned name; redirects says whether the URL is the
 // name's, to be made canonical by a redirect. It returns the body its
-// caller writes (mover.send).
-func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Handler, name string, redirects bool) unsent {
-	zeroCopy := h.tx.zeroCopyCandidate(w, r)
-	need := fdOwn
-	switch {
-	case r.Method == http.MethodHead:
-		need = fdNone
-	case zeroCopy:
-		need = fdShared
+// caller writes (mover.send). A request the fast lane may learn from has a
+// learning, which serveName tells the file it found.
+func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Handler, name string, redirects bool, lr *learning) unsent {
+	f, err := h.find(w, r, name)
+	if err != nil {
+		if errorStatus(err) == http.StatusNotFound {
+			h.notFound(w, r, next)
+		} else {
+			h.fail(w, err)
+		}
+		return unsent{}
 	}
-	// A request that may be answered from a compressed variant in memory
-	// takes no descriptor of the file yet: serveEntry takes the one its
-	// transfer reads if the answer is the file itself after all.
-	lookupNeed := need
-	if h.variants.mayEncode(r) {
-		lookupNeed = fdNone
-	}
-	// A name HashName made is the file without the hash, as long as the
-	// hash is its content's, which never changes under this name. It is
-	// tried first: the file is cached under its own name, the hashed one
-	// under none. From here on, name is the file's: its variants are
-	// cached under it.
-	t, orig, hashed := h.resolveHashed(r.Context(), name, lookupNeed)
-	if hashed {
-		name = orig
+	if f.hashed {
 		if _, set := w.Header()["Cache-Control"]; !set {
 			w.Header()["Cache-Control"] = hdrImmutable
 		}
-	} else {
-		var err error
-		if t, err = h.store.lookup(name, lookupNeed); err != nil {
-			if errorStatus(err) == http.StatusNotFound {
-				h.notFound(w, r, next)
-			} else {
-				h.fail(w, err)
-			}
-			return unsent{}
-		}
 	}
-	defer t.close()
+	t := &f.t
 	if t.listing() && (!h.opts.DirectoryListing || !redirects) {
+		t.close()
 		h.notFound(w, r, next)
 		return unsent{}
 	}
 	if loc := redirectFor(r.URL.Path, t.isDir()); redirects && loc != "" {
+		t.close()
 		localRedirect(w, r, loc)
 		return unsent{}
 	}
 	if t.listing() {
 		h.serveDir(w, r, t.f)
+		t.close()
 		return unsent{}
 	}
+	if lr != nil {
+		lr.served(name, t.e)
+	}
+	return h.serveFound(w, r, &f)
+}
+
+// found is what a request's name resolved to, and what its transfer needs.
+type found struct {
+	t        target
+	name     string // the file's: a hashed name's without its hash
+	hashed   bool   // the request named the file by HashName's name
+	zeroCopy bool   // the request is a candidate for zero-copy (zeroCopyCandidate)
+	need     fdNeed // the descriptor its transfer reads
+	// lookupNeed is the descriptor the lookup took: none, for a request
+	// that may be answered from a compressed variant in memory; serveEntry
+	// takes the one its transfer reads if the answer is the file itself
+	// after all.
+	lookupNeed fdNeed
+}
+
+// find looks name up for r, answered through w. A name HashName made is
+// the file without the hash, as long as the hash is its content's, which
+// never changes under this name. It is tried first: the file is cached
+// under its own name, the hashed one under none.
+func (h *Handler) find(w http.ResponseWriter, r *http.Request, name string) (found, error) {
+	var f found
+	f.zeroCopy, f.need = h.tx.need(w, r)
+	f.lookupNeed = f.need
+	if h.variants.mayEncode(r) {
+		f.lookupNeed = fdNone
+	}
+	t, orig, hashed := h.resolveHashed(r.Context(), name, f.lookupNeed)
+	if hashed {
+		f.t, f.name, f.hashed = t, orig, true
+		return f, nil
+	}
+	t, err := h.store.lookup(name, f.lookupNeed)
+	f.t, f.name = t, name
+	return f, err
+}
+
+// serveFound serves f, a regular file found for r: its coding, then
+// serveEntry. It releases f's descriptors.
+func (h *Handler) serveFound(w http.ResponseWriter, r *http.Request, f *found) unsent {
+	defer f.t.close()
 	// An outer handler that set Content-Encoding encodes the body itself.
 	_, outerEncoded := w.Header()["Content-Encoding"]
 	var d dictUse // compression dictionaries (dictionary.go)
-	if !outerEncoded && h.variants.has(t.e) && !outerNegotiates(w) {
-		d = h.variants.dictFor(w.Header(), r, t.e, hashed)
+	if !outerEncoded && h.variants.has(f.t.e) && !outerNegotiates(w) {
+		d = h.variants.dictFor(w.Header(), r, f.t.e, f.hashed)
 		h.variants.addVary(w.Header(), &d)
-		if v, ok := h.variants.choose(r, name, t.e, need, &d); ok {
-			t.close()
-			t = v
+		if v, ok := h.variants.choose(r, f.name, f.t.e, f.need, &d); ok {
+			f.t.close()
+			f.t = v
 		}
 	}
-	if need != lookupNeed && !h.store.holdsVersion(&t) {
+	if f.need != f.lookupNeed && !h.store.holdsVersion(&f.t) {
 		// The file itself after all, changed in a way the lookup's
 		// confirmation did not see: its new version.
-		t.close()
-		h.store.forget(name)
+		f.t.close()
+		h.store.forget(f.name)
 		var err error
-		if t, err = h.store.lookup(name, need); err != nil || t.listing() {
+		if f.t, err = h.store.lookup(f.name, f.need); err != nil || f.t.listing() {
 			h.fail(w, errChanged)
 			return unsent{}
 		}
 	}
-	return h.serveEntry(w, r, &t, outerEncoded, zeroCopy, &d)
+	return h.serveEntry(w, r, &f.t, outerEncoded, f.zeroCopy, &d)
 }

@@ -20,6 +20,7 @@ type serverState struct {
 	idle     map[*handbackListener]struct{}
 	watching bool // watchKeepAlives runs
 	reading  map[*handbackConn]struct{}
+	lanes    map[*lane]struct{} // the fast lanes serving for the server, whose idle connections are net/http's idle ones
 }
 
 // keepAliveCheck is how often jaws looks whether keep-alives were turned
@@ -38,6 +39,12 @@ func (s *serverState) removeIdle(l *handbackListener) { let(s, &s.idle, l) }
 func (s *serverState) addReading(c *handbackConn) bool { return hold(s, &s.reading, c) }
 
 func (s *serverState) removeReading(c *handbackConn) { let(s, &s.reading, c) }
+
+// addLane holds l, a fast lane of the server, until removeLane: while it
+// is held, keep-alives turned off close its idle connections.
+func (s *serverState) addLane(l *lane) { hold(s, &s.lanes, l) }
+
+func (s *serverState) removeLane(l *lane) { let(s, &s.lanes, l) }
 
 // hold adds k to the set, made if need be, and starts watchKeepAlives
 // unless it runs, or reports false when the server is shutting down.
@@ -74,19 +81,23 @@ func (s *serverState) watchKeepAlives() {
 	for range t.C {
 		on, _ := keepAlivesEnabled(s.srv.Value()) // a server gone counts as off
 		s.mu.Lock()
-		if len(s.idle) == 0 && len(s.reading) == 0 {
+		if len(s.idle) == 0 && len(s.reading) == 0 && len(s.lanes) == 0 {
 			s.watching = false
 			s.mu.Unlock()
 			return
 		}
 		var idle []*handbackListener
 		var reading []*handbackConn
+		var lanes []*lane
 		if !on {
 			for l := range s.idle {
 				idle = append(idle, l)
 			}
 			for c := range s.reading {
 				reading = append(reading, c)
+			}
+			for l := range s.lanes {
+				lanes = append(lanes, l)
 			}
 		}
 		s.mu.Unlock()
@@ -95,6 +106,9 @@ func (s *serverState) watchKeepAlives() {
 		}
 		for _, c := range reading {
 			c.Conn.Close()
+		}
+		for _, l := range lanes {
+			l.closeIdle()
 		}
 	}
 }

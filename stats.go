@@ -11,6 +11,10 @@ type Stats struct {
 	// transfer path sent and the body bytes it wrote (HEAD counts a
 	// response and no bytes).
 	Memory, ZeroCopy, Fallback PathStats
+	// Lane counts the responses the fast lane sent (Handler.FastLane), and
+	// their body bytes, from memory and from disk alike; they are not in
+	// the three counts above.
+	Lane PathStats
 
 	// CacheHits and CacheMisses count lookups by request name, and by name
 	// and coding for compressed variants: a hit is an entry confirmed
@@ -59,6 +63,7 @@ func (h *Handler) Stats() Stats {
 		Memory:   snapshot(&h.tx.memory),
 		ZeroCopy: snapshot(&h.tx.zeroCopied),
 		Fallback: snapshot(&h.tx.fallback),
+		Lane:     snapshot(&h.tx.lane),
 
 		CacheHits:      cs.hits,
 		CacheMisses:    cs.misses,

@@ -64,6 +64,7 @@ type mover struct {
 	chunk         int64         // Options.SendChunk
 
 	memory, zeroCopied, fallback pathCounter
+	lane                         pathCounter // every response on a connection jaws owns (fastlane.go)
 	transfers                    transfers
 	servers                      sync.Map     // weak.Pointer[http.Server] -> *serverState
 	queued                       atomic.Int64 // body bytes of zero-copy responses on connections waiting for their next request
@@ -98,6 +99,23 @@ func baseWriter(w http.ResponseWriter) http.ResponseWriter {
 		return n.beneath()
 	}
 	return w
+}
+
+// ownedWriter returns w's connWriter when w answers on a connection jaws
+// owns, the fast lane's (beneath jaws's recorder, if any).
+func ownedWriter(w http.ResponseWriter) (*connWriter, bool) {
+	cw, ok := baseWriter(w).(*connWriter)
+	return cw, ok
+}
+
+// pathOf is the counter and the record's name of a response that goes on
+// the path c names: the fast lane's own for a connection jaws owns, whatever
+// moved its bytes.
+func (s *mover) pathOf(w http.ResponseWriter, c *pathCounter, name string) (*pathCounter, string) {
+	if _, ok := ownedWriter(w); ok {
+		return &s.lane, "lane"
+	}
+	return c, name
 }
 
 // noteTransfer tells w, if it records responses, which path served it.
@@ -135,19 +153,22 @@ func (s *mover) send(w http.ResponseWriter, r *http.Request, t *target, resp *re
 	e := t.e
 	whole := resp.mp == nil && r.Method != http.MethodHead
 	if e.body != nil {
-		noteTransfer(w, "memory", e.coding)
+		pc, name := s.pathOf(w, &s.memory, "memory")
+		noteTransfer(w, name, e.coding)
 		if whole {
 			w.WriteHeader(resp.status)
 			return unsent{body: e.body[resp.part.off:resp.part.end()]}
 		}
-		s.memory.add(writeResponse(w, r, e, resp))
+		pc.add(writeResponse(w, r, e, resp))
 		return unsent{}
 	}
 	if resp.zeroCopy && t.sf != nil && s.zeroCopy(w, r, t.sf, resp) {
-		noteTransfer(w, "zerocopy", e.coding)
+		_, name := s.pathOf(w, nil, "zerocopy")
+		noteTransfer(w, name, e.coding)
 		return unsent{}
 	}
-	noteTransfer(w, "fallback", e.coding)
+	pc, name := s.pathOf(w, &s.fallback, "fallback")
+	noteTransfer(w, name, e.coding)
 	var src bodySource = e // HEAD: never read
 	switch {
 	case r.Method == http.MethodHead:
@@ -168,7 +189,7 @@ func (s *mover) send(w http.ResponseWriter, r *http.Request, t *target, resp *re
 		}
 		src = sectionSource{t.sf.f}
 	}
-	s.fallback.add(writeResponse(w, r, src, resp))
+	pc.add(writeResponse(w, r, src, resp))
 	return unsent{}
 }
 
@@ -185,6 +206,14 @@ type unsent struct {
 // descriptor.
 func (s *mover) finish(w http.ResponseWriter, u unsent) {
 	if u.body != nil {
+		if cw, ok := ownedWriter(w); ok {
+			// A cached body never changes: the lane writes it from where
+			// it lies, and tells the recorder, which it passes by.
+			n, _ := cw.writeHeld(u.body)
+			noteSent(w, cw.status, int64(n))
+			s.lane.add(int64(n))
+			return
+		}
 		n, _ := w.Write(u.body)
 		s.memory.add(int64(n))
 	} else if u.f != nil {
@@ -198,7 +227,8 @@ func (s *mover) finishFile(w http.ResponseWriter, f fs.File, part span) {
 	defer f.Close()
 	n, err := fileBody(f).writeSpan(w, part)
 	abortShort(err) // not counted, as writeResponse counts none it aborts
-	s.fallback.add(n)
+	pc, _ := s.pathOf(w, &s.fallback, "")
+	pc.add(n)
 }
 
 // testHookSharedFallback, when set by a test, sees every response sent by

@@ -77,6 +77,14 @@ func (t *transfers) wait(done <-chan struct{}) bool {
 	}
 }
 
+// isClosing reports whether wait or cancel has begun: the handler is
+// shutting down or closed.
+func (t *transfers) isClosing() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.closing
+}
+
 // stopChan returns t.stop, made if need be; t.mu is held.
 func (t *transfers) stopChan() chan struct{} {
 	if t.stop == nil {

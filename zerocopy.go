@@ -56,7 +56,9 @@ func (s *mover) zeroCopyCandidate(w http.ResponseWriter, r *http.Request) bool {
 		r.Method != http.MethodGet || r.ProtoMajor != 1 || r.TLS != nil || r.ContentLength != 0 {
 		return false
 	}
-	if bw := baseWriter(w); !isServerWriter(bw) {
+	if bw := baseWriter(w); isOwned(bw) {
+		return true // the fast lane's connection: no hijack to check
+	} else if !isServerWriter(bw) {
 		return false
 	} else if written, known := headerWritten(bw); !known || written {
 		return false
@@ -68,8 +70,28 @@ func (s *mover) zeroCopyCandidate(w http.ResponseWriter, r *http.Request) bool {
 // zero-copy path, for a candidate (zeroCopyCandidate) whose body is large
 // enough.
 func (s *mover) zeroCopyAllowed(w http.ResponseWriter, r *http.Request) bool {
+	if _, ok := ownedWriter(w); ok {
+		return true
+	}
 	_, _, ok := s.zeroCopyServer(w, r)
 	return ok
+}
+
+// need is the descriptor a request needs (fdNeed) and whether it is a
+// candidate for zero-copy (zeroCopyCandidate). On a connection jaws owns a
+// body from disk goes by sendfile from the shared descriptor whatever its
+// size: there is no hijack to pay for.
+func (s *mover) need(w http.ResponseWriter, r *http.Request) (zeroCopy bool, need fdNeed) {
+	zeroCopy = s.zeroCopyCandidate(w, r)
+	switch {
+	case r.Method == http.MethodHead:
+		return zeroCopy, fdNone
+	case zeroCopy && isOwned(baseWriter(w)):
+		return zeroCopy, fdSharedAny
+	case zeroCopy:
+		return zeroCopy, fdShared
+	}
+	return zeroCopy, fdOwn
 }
 
 // zeroCopyServer finds r's server and how net/http would end the response
@@ -92,8 +114,12 @@ func (s *mover) zeroCopyServer(w http.ResponseWriter, r *http.Request) (*http.Se
 	return srv, conn, conn.keepAlive || s.always
 }
 
-// zeroCopySize reports whether a body of n bytes from disk goes zero-copy.
-func (s *mover) zeroCopySize(n int64) bool {
+// zeroCopySize reports whether a body of n bytes from disk, answering
+// through w, goes zero-copy.
+func (s *mover) zeroCopySize(w http.ResponseWriter, n int64) bool {
+	if _, ok := ownedWriter(w); ok {
+		return true
+	}
 	return s.always || n >= s.minSize
 }
 
@@ -101,6 +127,10 @@ func (s *mover) zeroCopySize(n int64) bool {
 // it. handled is false when nothing was written and the connection is still
 // net/http's, so the caller serves the request through the fallback.
 func (s *mover) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFile, resp *response) (handled bool) {
+	if cw, ok := ownedWriter(w); ok {
+		s.zeroCopyOwned(cw, w, sf, resp)
+		return true
+	}
 	srv, conn, ok := s.zeroCopyServer(w, r)
 	if !ok {
 		return false
@@ -149,6 +179,30 @@ func (s *mover) zeroCopy(w http.ResponseWriter, r *http.Request, sf *sharedFile,
 	c.SetDeadline(time.Time{})
 	s.handBack(srv, c, brw.Reader, body)
 	return true
+}
+
+// zeroCopyOwned is zeroCopy on a connection jaws owns (the fast lane's):
+// no hijack and no hand-back. The head, and the responses queued before it,
+// go out ahead of the file's bytes, corked as zeroCopy corks.
+func (s *mover) zeroCopyOwned(cw *connWriter, w http.ResponseWriter, sf *sharedFile, resp *response) {
+	cw.WriteHeader(resp.status)
+	q := cw.takeQueued()
+	segs, tail := segments(q, resp)
+	n, err := transmit(cw.conn, sf.f, segs, tail, sendOpts{cork: s.cork(), chunk: s.chunk,
+		deadlines: deadlines{conn: cw.conn, timeout: s.timeout, limit: cw.writeLimit}})
+	body := max(0, n-int64(len(q)))
+	cw.written += body
+	if err != nil {
+		cw.err = err
+	}
+	s.lane.add(body)
+	noteSent(w, resp.status, body)
+}
+
+// isOwned reports whether w is a connWriter.
+func isOwned(w http.ResponseWriter) bool {
+	_, ok := w.(*connWriter)
+	return ok
 }
 
 // transmit sends segs and tail on c, the spans from f: by the OS call

@@ -3,6 +3,7 @@
 //
 //	go run ./example                      # the built-in demo site on http://127.0.0.1:8080/
 //	go run ./example -root dist -addr :8000 -log   # a bundler's build (vite build writes dist/)
+//	go run ./example -fastlane            # the site's files on jaws's fast lane (Handler.FastLane)
 //
 // The routes:
 //
@@ -109,6 +110,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	root := flags.String("root", "", "directory to serve at / as the site, such as a bundler's dist/ (default: the built-in demo site)")
 	addr := flags.String("addr", defaultAddr, "`host:port` to listen on; port 0 picks a free port")
 	logRequests := flags.Bool("log", false, "log every request to stderr")
+	fastLane := flags.Bool("fastlane", false, "answer requests for the site's files on jaws's fast lane, beside net/http (jaws.Handler.FastLane)")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
@@ -145,8 +147,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          log.New(stderr, "", log.LstdFlags),
 	}
+	var served net.Listener = ln
+	if *fastLane {
+		// Every file of the site is public and the same for everyone,
+		// the promise the lane's prefix makes. The API and the counters
+		// share the prefix, but jaws never answers them, so the lane
+		// never learns them: they always go to srv.
+		served = h.FastLane(ln, srv, "/")
+	}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
+	go func() { serveErr <- srv.Serve(served) }()
 	fmt.Fprintf(stdout, "jaws example serving %s on %s\n", serving, serveURL(ln.Addr()))
 
 	select {

@@ -1,0 +1,337 @@
+package jaws
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The fast lane (docs/fastlane.md) reads plain connections before net/http
+// does and answers, itself, requests for public files it has seen jaws
+// answer through the server once: net/http's per-request work (the parse
+// into an *http.Request, the header maps, its buffered writer) is the
+// largest cost left on a hit. Everything else goes to the same
+// http.Server with its bytes intact.
+//
+//   - fastlane.go: FastLane, the listener it returns, its connections'
+//     registry, Close and Shutdown.
+//   - lanelearn.go: what the lane learns from jaws's answers through the
+//     server (notes), and the answer on the lane.
+//   - laneconn.go: one connection: reading, answering, handing over.
+//   - laneparse.go: the parser, a strict subset of HTTP/1.1.
+//   - connwriter.go: the ResponseWriter of a connection jaws owns.
+
+// FastLane returns a listener for srv.Serve that makes jaws the first reader
+// of every plain TCP connection ln accepts:
+//
+//	srv.Serve(h.FastLane(ln, srv, "/static/"))
+//
+// prefix is a promise: every name under it is a public file whose response
+// does not depend on who asks. jaws answers a GET or HEAD for such a name
+// on the lane, with no work of net/http's, once it has answered the same
+// name once through srv.Handler on net/http's own ResponseWriter; it
+// replays the headers the handlers in front of it set then, and learns
+// them again when the file changes. The first request for a name, names
+// jaws does not serve, other methods, requests with a body, credentials or
+// an Origin, anything the lane's parser is not sure of, and the rest of a
+// connection after such a request go to srv as if the lane did not exist.
+// A connection handed over before its first answer reaches srv as the
+// *net.TCPConn itself.
+//
+// The lane keeps srv's ReadHeaderTimeout, ReadTimeout, IdleTimeout,
+// WriteTimeout, MaxHeaderBytes and SetKeepAlivesEnabled, and reports its
+// connections to srv.ConnState. srv.Close ends its connections at once;
+// srv.Shutdown closes the idle ones at once and the others after their
+// response; Handler.Shutdown waits for them.
+//
+// FastLane returns ln itself, and so changes nothing, on systems other
+// than Linux and where jaws cannot read net/http's connection state
+// (httpstate.go). A TLS connection is handed over at its first byte: the
+// lane reads plain HTTP/1.1 only. docs/fastlane.md has the contract.
+func (h *Handler) FastLane(ln net.Listener, srv *http.Server, prefix string) net.Listener {
+	if !lanePeeks || !serverFlags.ok || srv == nil || h.isClosed() {
+		return ln
+	}
+	l := &lane{h: h, srv: srv, prefix: prefix, ln: ln, ctx: laneContext(srv),
+		handed: make(chan net.Conn), errs: make(chan error), closed: make(chan struct{})}
+	l.notes.init()
+	h.addLane(l)
+	h.tx.server(srv).addLane(l)
+	return l
+}
+
+// lane is one FastLane: the listener srv serves, and the connections it
+// owns.
+type lane struct {
+	h      *Handler
+	srv    *http.Server
+	prefix string
+	ln     net.Listener
+	ctx    context.Context // of the lane's requests
+	notes  laneNotes
+
+	handed  chan net.Conn // connections for srv, through Accept
+	errs    chan error    // ln's errors, for srv's Serve to judge
+	start   sync.Once     // the accept loop
+	closed  chan struct{} // closed by Close
+	closing sync.Once
+	off     atomic.Bool // the handler is closing: hand everything over
+
+	mu       sync.Mutex
+	conns    map[*laneConn]struct{}
+	draining atomic.Bool   // idle connections close, busy ones after their response; set under mu
+	empty    chan struct{} // closed when conns empties while someone waits
+}
+
+// Accept returns the next connection for srv: one ln accepted that the
+// lane does not read, or one it hands over.
+func (l *lane) Accept() (net.Conn, error) {
+	l.start.Do(func() { go l.acceptLoop() })
+	select {
+	case c := <-l.handed:
+		return c, nil
+	case err := <-l.errs:
+		return nil, err
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *lane) Addr() net.Addr { return l.ln.Addr() }
+
+// Close closes ln. Called by srv.Close it also closes the lane's
+// connections; by srv.Shutdown, those idle (the others close after their
+// response, when net/http's keep-alives say no). From anyone else it
+// leaves them, as net/http leaves its connections when Serve returns.
+func (l *lane) Close() error {
+	call := serverCall()
+	var err error
+	l.closing.Do(func() {
+		err = l.ln.Close()
+		close(l.closed)
+		l.h.tx.server(l.srv).removeLane(l)
+	})
+	switch call {
+	case "Close":
+		l.closeAll()
+	case "Shutdown":
+		l.drain()
+	}
+	return err
+}
+
+// serverCall tells which of http.Server's Close and Shutdown, if either,
+// the calling goroutine is in: both close the listeners first, and only
+// they say which it is. Read from the stack, as a ConnState hook reads
+// nothing; should a Go release rename them, TestFastLaneServerClose fails.
+func serverCall() string {
+	var pcs [24]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
+	for {
+		f, more := frames.Next()
+		switch f.Function {
+		case "net/http.(*Server).Close":
+			return "Close"
+		case "net/http.(*Server).Shutdown":
+			return "Shutdown"
+		}
+		if !more {
+			return ""
+		}
+	}
+}
+
+// acceptLoop accepts ln's connections: each plain TCP connection the lane
+// reads, any other goes to srv.
+func (l *lane) acceptLoop() {
+	for {
+		c, err := l.ln.Accept()
+		if err != nil {
+			select {
+			case l.errs <- err: // Serve backs off, or returns and closes l
+			case <-l.closed:
+				return
+			}
+			continue
+		}
+		tc, ok := c.(*net.TCPConn)
+		if !ok || !l.reads() {
+			l.handOver(c)
+			continue
+		}
+		lc := newLaneConn(l, tc)
+		if !l.add(lc) {
+			lc.release()
+			l.handOver(c)
+			continue
+		}
+		go lc.serve()
+	}
+}
+
+// reads reports whether the lane reads new connections: not when the
+// handler is closing, nor where net/http would take unencrypted HTTP/2 on
+// a connection that is new to it (a handed-over one) and not on one it had
+// kept.
+func (l *lane) reads() bool {
+	p := l.srv.Protocols
+	return !l.off.Load() && (p == nil || !p.UnencryptedHTTP2())
+}
+
+// handOver gives c to srv, through Accept; false when the lane is closed,
+// and c with it.
+func (l *lane) handOver(c net.Conn) bool {
+	select {
+	case l.handed <- c:
+		return true
+	case <-l.closed:
+		c.Close()
+		return false
+	}
+}
+
+// add registers a connection the lane reads, unless it is draining.
+func (l *lane) add(lc *laneConn) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.draining.Load() {
+		return false
+	}
+	if l.conns == nil {
+		l.conns = make(map[*laneConn]struct{})
+	}
+	l.conns[lc] = struct{}{}
+	return true
+}
+
+// remove forgets a connection the lane no longer reads.
+func (l *lane) remove(lc *laneConn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.conns, lc)
+	if len(l.conns) == 0 && l.empty != nil {
+		close(l.empty)
+		l.empty = nil
+	}
+}
+
+// each calls f for every connection the lane reads now.
+func (l *lane) each(f func(*laneConn)) {
+	l.mu.Lock()
+	conns := make([]*laneConn, 0, len(l.conns))
+	for lc := range l.conns {
+		conns = append(conns, lc)
+	}
+	l.mu.Unlock()
+	for _, lc := range conns {
+		f(lc)
+	}
+}
+
+// drain closes the idle connections now, and makes the others close after
+// their response.
+func (l *lane) drain() {
+	l.mu.Lock()
+	l.draining.Store(true)
+	l.mu.Unlock()
+	l.closeIdle()
+}
+
+// closeIdle closes the connections waiting for a request: srv's shutdown,
+// or its keep-alives turned off.
+func (l *lane) closeIdle() { l.each((*laneConn).closeIfIdle) }
+
+// closeAll closes every connection at once.
+func (l *lane) closeAll() {
+	l.mu.Lock()
+	l.draining.Store(true)
+	l.mu.Unlock()
+	l.each((*laneConn).close)
+}
+
+// wait waits until the lane reads no connection, or done is closed; it
+// reports whether none is left.
+func (l *lane) wait(done <-chan struct{}) bool {
+	l.mu.Lock()
+	if len(l.conns) == 0 {
+		l.mu.Unlock()
+		return true
+	}
+	if l.empty == nil {
+		l.empty = make(chan struct{})
+	}
+	empty := l.empty
+	l.mu.Unlock()
+	select {
+	case <-empty:
+		return true
+	case <-done:
+		return false
+	}
+}
+
+// addLane registers l with the handler, which learns for it.
+func (h *Handler) addLane(l *lane) {
+	for {
+		old := h.lanes.Load()
+		var lanes []*lane
+		if old != nil {
+			lanes = slices.Clone(*old)
+		}
+		lanes = append(lanes, l)
+		if h.lanes.CompareAndSwap(old, &lanes) {
+			return
+		}
+	}
+}
+
+// endLanes stops every lane reading connections, and waits for those it
+// reads to finish their response, until done is closed (nil: closes them
+// at once); it reports whether they all finished.
+func (h *Handler) endLanes(done <-chan struct{}) bool {
+	lanes := h.lanes.Load()
+	if lanes == nil {
+		return true
+	}
+	ok := true
+	for _, l := range *lanes {
+		l.off.Store(true)
+		if done == nil {
+			l.closeAll()
+			continue
+		}
+		l.drain()
+		if !l.wait(done) {
+			l.closeAll()
+			ok = false
+		}
+	}
+	for _, l := range *lanes {
+		l.wait(nil)
+	}
+	return ok
+}
+
+// isClosed reports whether Close or Shutdown has begun.
+func (h *Handler) isClosed() bool { return h.tx.transfers.isClosing() }
+
+// readHeaderTimeout is net/http's Server.readHeaderTimeout.
+func readHeaderTimeout(srv *http.Server) time.Duration {
+	if srv.ReadHeaderTimeout > 0 {
+		return srv.ReadHeaderTimeout
+	}
+	return srv.ReadTimeout
+}
+
+// maxHeaderBytes is net/http's Server.maxHeaderBytes.
+func maxHeaderBytes(srv *http.Server) int {
+	if srv.MaxHeaderBytes > 0 {
+		return srv.MaxHeaderBytes
+	}
+	return http.DefaultMaxHeaderBytes
+}
