@@ -38,10 +38,10 @@ func (t *target) close() {
 type fdNeed int
 
 const (
-	fdNone   fdNeed = iota // a body in memory, or HEAD: nothing is read
-	fdShared               // zero-copy: the entry's shared descriptor, read at explicit offsets
-	fdOwn                  // the fallback: a descriptor whose offset net/http's sendfile may move (store.own)
-	fdSharedAny            // fdShared whatever the file's size: on a connection jaws owns
+	fdNone      fdNeed = iota // a body in memory, or HEAD: nothing is read
+	fdShared                  // zero-copy: the entry's shared descriptor, read at explicit offsets
+	fdOwn                     // the fallback: a descriptor whose offset net/http's sendfile may move (store.own)
+	fdSharedAny               // fdShared whatever the file's size: on a connection jaws owns
 )
 
 // confirmFor confirms a cached entry and takes the descriptor the request

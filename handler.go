@@ -20,7 +20,7 @@ type Handler struct {
 	store    *store    // files: source, cache, freshness, descriptors
 	variants *variants // content codings, above the store
 	stats    stats
-	tx       mover // the transfer paths
+	tx       mover                   // the transfer paths
 	lanes    atomic.Pointer[[]*lane] // the fast lanes (fastlane.go); nil for none
 	closed   sync.Once
 	closeErr error

@@ -21,7 +21,7 @@ import (
 
 // laneNote is what the lane learnt of one request target.
 type laneNote struct {
-	host, target string // the request's Host and target, as sent
+	host, target  string // the request's Host and target, as sent
 	path, rawPath string // r.URL as jaws saw it
 	rawQuery      string
 	name          string      // the name jaws served (cleaned, before a hashed name's resolution)
