@@ -290,10 +290,10 @@ func (h *Handler) addLane(l *lane) {
 	}
 }
 
-// endLanes stops every lane reading connections, and waits for those it
-// reads to finish their response, until done is closed (nil: closes them
-// at once); it reports whether they all finished.
-func (h *Handler) endLanes(done <-chan struct{}) bool {
+// endLanes stops every lane reading connections. With graceful, it waits
+// for those it reads to finish their response, until done is closed, and
+// reports whether they all did; else it closes them at once.
+func (h *Handler) endLanes(graceful bool, done <-chan struct{}) bool {
 	lanes := h.lanes.Load()
 	if lanes == nil {
 		return true
@@ -301,7 +301,7 @@ func (h *Handler) endLanes(done <-chan struct{}) bool {
 	ok := true
 	for _, l := range *lanes {
 		l.off.Store(true)
-		if done == nil {
+		if !graceful {
 			l.closeAll()
 			continue
 		}

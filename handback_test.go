@@ -35,6 +35,10 @@ type handbackCase struct {
 	steps    func(s side) []step             // the conversation
 	zeroCopy uint64                          // zero-copy responses jaws must send: the path under test ran
 	expect   string                          // an event both records must hold: what the case is about happened
+	// laneSkip says why the case cannot be played on the fast lane: its
+	// handlers in front answer per request, which a lane prefix promises
+	// they do not.
+	laneSkip string
 }
 
 const f = "/f.bin"
@@ -256,6 +260,7 @@ var handbackCases = []handbackCase{
 				{Do: s.serverRead(len(req() + halfRequest))}, {Do: shutdownStep(s.srv), Closed: closeWithin}}
 		}},
 	{name: "4/Shutdown while a request whose header came in pieces runs", zeroCopy: 2,
+		laneSkip: "its handler in front acts on one request's header",
 		wrap: func(next http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Header.Get("X-Slow") != "" {
@@ -359,6 +364,22 @@ var handbackCases = []handbackCase{
 // conversation a slot of -parallel.
 func TestHandbackLikeNetHTTP(t *testing.T) {
 	t.Parallel()
+	playHandbackCases(t, false)
+}
+
+// TestFastLaneLikeNetHTTP plays the same conversations with jaws's server
+// reading through its fast lane (FastLane), the file learnt beforehand, so
+// that the lane answers them where it can: it must keep net/http's
+// connection rules as the hand-back does.
+func TestFastLaneLikeNetHTTP(t *testing.T) {
+	t.Parallel()
+	if !lanePeeks {
+		t.Skip("no fast lane on " + runtime.GOOS)
+	}
+	playHandbackCases(t, true)
+}
+
+func playHandbackCases(t *testing.T, lane bool) {
 	quiet := log.New(io.Discard, "", 0)
 	type play struct {
 		h         *Handler
@@ -367,6 +388,9 @@ func TestHandbackLikeNetHTTP(t *testing.T) {
 	}
 	plays := make([]*play, len(handbackCases))
 	for i, tc := range handbackCases {
+		if lane && tc.laneSkip != "" {
+			continue
+		}
 		dir := t.TempDir()
 		size := tc.size
 		if size == 0 {
@@ -374,7 +398,7 @@ func TestHandbackLikeNetHTTP(t *testing.T) {
 		}
 		must(t, os.WriteFile(filepath.Join(dir, "f.bin"), randomBytes(size), 0o644))
 		h := newTestHandler(t, dir, Options{Transfer: TransferZeroCopy, CacheMaxFileSize: 1024})
-		start := func(handler http.Handler) (string, side) {
+		start := func(handler http.Handler, h *Handler) (string, side) {
 			if tc.wrap != nil {
 				handler = tc.wrap(handler)
 			}
@@ -385,6 +409,9 @@ func TestHandbackLikeNetHTTP(t *testing.T) {
 			srv.Config.ErrorLog = quiet
 			if tc.config != nil {
 				tc.config(srv.Config)
+			}
+			if h != nil {
+				srv.Listener = h.FastLane(srv.Listener, srv.Config, "/")
 			}
 			s := side{srv: srv.Config, conn: new(atomic.Pointer[net.Conn])}
 			hook := srv.Config.ConnState
@@ -401,10 +428,21 @@ func TestHandbackLikeNetHTTP(t *testing.T) {
 				srv.Close()
 				serverSignals.Delete(srv.Config)
 			})
-			return srv.Listener.Addr().String(), s
+			addr := srv.Listener.Addr().String()
+			if h != nil {
+				// The lane answers a name once jaws has answered it
+				// through the server.
+				conversation.Run(addr, []step{{Send: req("Connection: close\r\n"), Read: 1}})
+				s.conn.Store(nil) // the conversation's connection is the next one
+			}
+			return addr, s
 		}
-		refAddr, ref := start(http.FileServer(http.Dir(dir)))
-		zcAddr, zc := start(h)
+		refAddr, ref := start(http.FileServer(http.Dir(dir)), nil)
+		var laned *Handler
+		if lane {
+			laned = h
+		}
+		zcAddr, zc := start(h, laned)
 		p := &play{h: h, done: make(chan struct{})}
 		go func() {
 			defer close(p.done)
@@ -418,6 +456,9 @@ func TestHandbackLikeNetHTTP(t *testing.T) {
 	for i, tc := range handbackCases {
 		p := plays[i]
 		t.Run(tc.name, func(t *testing.T) {
+			if p == nil {
+				t.Skip(tc.laneSkip)
+			}
 			<-p.done
 			if !slices.Equal(p.got, p.want) {
 				t.Errorf("jaws:\n\t%s\nnet/http:\n\t%s", strings.Join(p.got, "\n\t"), strings.Join(p.want, "\n\t"))
@@ -426,7 +467,12 @@ func TestHandbackLikeNetHTTP(t *testing.T) {
 				t.Errorf("net/http's record lacks %q: the case did not happen:\n\t%s", tc.expect, strings.Join(p.want, "\n\t"))
 			}
 			waitTransfers(t, p.h, 10*time.Second)
-			if n := p.h.Stats().ZeroCopy.Responses; n != tc.zeroCopy {
+			st := p.h.Stats()
+			if lane {
+				t.Logf("lane %d, zero-copy %d", st.Lane.Responses, st.ZeroCopy.Responses)
+				return
+			}
+			if n := st.ZeroCopy.Responses; n != tc.zeroCopy {
 				t.Errorf("%d zero-copy responses, want %d", n, tc.zeroCopy)
 			}
 		})

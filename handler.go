@@ -133,7 +133,7 @@ func (h *Handler) describe(e *entry, name string, head []byte) {
 //	err = errors.Join(err, h.Shutdown(ctx))
 func (h *Handler) Shutdown(ctx context.Context) error {
 	var err error
-	lanesDone := h.endLanes(ctx.Done())
+	lanesDone := h.endLanes(true, ctx.Done())
 	if !h.tx.transfers.wait(ctx.Done()) {
 		h.tx.transfers.cancel()
 		err = ctx.Err()
@@ -149,7 +149,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 // do nothing and return the first one's result.
 func (h *Handler) Close() error {
 	h.closed.Do(func() {
-		h.endLanes(nil)
+		h.endLanes(false, nil)
 		h.tx.transfers.cancel()
 		h.closeErr = h.store.close()
 	})

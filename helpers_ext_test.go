@@ -55,6 +55,7 @@ func newHandler(t testing.TB, root string, opts jaws.Options) *jaws.Handler {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
+	testsite.Made(t, h)
 	return h
 }
 
@@ -72,6 +73,7 @@ func newFSHandler(t testing.TB, fsys fs.FS, opts jaws.Options) *jaws.Handler {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
+	testsite.Made(t, h)
 	return h
 }
 

@@ -72,6 +72,7 @@ func newTestHandler(t testing.TB, dir string, o Options) *Handler {
 	h, err := New(dir, o)
 	must(t, err)
 	t.Cleanup(func() { h.Close() })
+	testsite.Made(t, h)
 	return h
 }
 

@@ -25,13 +25,15 @@ type laneConn struct {
 	c     *net.TCPConn
 	state atomic.Int32 // laneIdle, laneBusy, laneClosed
 
-	buf      []byte    // what was read: buf[r:n] is not answered yet
-	r, n     int       //
-	since    time.Time // when buf[r:n]'s first bytes arrived
-	limit    int       // the most a request may take: the buffer, or MaxHeaderBytes
-	deadline time.Time // the read deadline set
-	answered bool      // a request was answered here: srv.ConnState knows it
-	handed   bool      // the connection is srv's
+	buf       []byte    // what was read: buf[r:n] is not answered yet
+	r, n      int       //
+	idling    bool      // waiting for the next request, until idleUntil
+	idleUntil time.Time // zero: no idle timeout
+	since     time.Time // when the next request's first 4 bytes were there
+	limit     int       // the most a request may take: the buffer, or MaxHeaderBytes
+	deadline  time.Time // the read deadline set
+	answered  bool      // a request was answered here: srv.ConnState knows it
+	handed    bool      // the connection is srv's
 
 	p    laneRequest
 	cw   connWriter
@@ -73,6 +75,7 @@ func newLaneConn(l *lane, c *net.TCPConn) *laneConn {
 func (lc *laneConn) release() {
 	lc.l, lc.c = nil, nil
 	lc.r, lc.n, lc.since, lc.deadline = 0, 0, time.Time{}, time.Time{}
+	lc.idling, lc.idleUntil = false, time.Time{}
 	lc.answered, lc.handed = false, false
 	lc.cw = connWriter{out: lc.cw.out[:0], bufs: lc.cw.bufs[:0]}
 	clear(lc.rhdr)
@@ -115,7 +118,7 @@ func (lc *laneConn) first() bool {
 	if _, err := io.ReadFull(c, lc.buf[:n]); err != nil {
 		return false
 	}
-	lc.r, lc.n, lc.since = lc.p.size, n, time.Now()
+	lc.r, lc.n = lc.p.size, n
 	return lc.afterAnswer()
 }
 
@@ -147,22 +150,34 @@ func (lc *laneConn) next() bool {
 		lc.n = copy(lc.buf, lc.buf[lc.r:lc.n])
 		lc.r = 0
 	}
-	srv := lc.l.srv
-	var dl time.Time
-	if lc.n == 0 {
-		if d := idleTimeout(srv); d > 0 {
-			dl = time.Now().Add(d)
-		}
-	} else if d := readHeaderTimeout(srv); d > 0 {
-		dl = lc.since.Add(d)
-	}
-	lc.setReadDeadline(dl)
+	lc.setReadDeadline(lc.readDeadline())
 	m, err := lc.c.Read(lc.buf[lc.n:lc.limit])
-	if m > 0 && lc.n == 0 {
-		lc.since = time.Now()
-	}
 	lc.n += m
 	return err == nil
+}
+
+// readDeadline is the deadline of the next read, as net/http's between two
+// requests: the idle timeout from the last response until the next
+// request's first 4 bytes are there (its Peek), then ReadHeaderTimeout from
+// then.
+func (lc *laneConn) readDeadline() time.Time {
+	srv := lc.l.srv
+	if lc.n < requestStart {
+		if !lc.idling {
+			lc.idling, lc.idleUntil = true, time.Time{}
+			if d := idleTimeout(srv); d > 0 {
+				lc.idleUntil = time.Now().Add(d)
+			}
+		}
+		return lc.idleUntil
+	}
+	if lc.since.IsZero() {
+		lc.since = time.Now()
+	}
+	if d := readHeaderTimeout(srv); d > 0 {
+		return lc.since.Add(d)
+	}
+	return time.Time{}
 }
 
 // afterAnswer follows an answer: the connection stays open, as net/http
@@ -183,6 +198,7 @@ func (lc *laneConn) afterAnswer() bool {
 	}
 	lc.state.CompareAndSwap(laneBusy, laneIdle)
 	lc.connState(http.StateIdle)
+	lc.idling, lc.since = false, time.Time{} // the wait for the next request starts
 	return true
 }
 

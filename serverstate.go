@@ -20,8 +20,12 @@ type serverState struct {
 	idle     map[*handbackListener]struct{}
 	watching bool // watchKeepAlives runs
 	reading  map[*handbackConn]struct{}
-	lanes    map[*lane]struct{} // the fast lanes serving for the server, whose idle connections are net/http's idle ones
+	lanes    map[idleCloser]struct{} // the fast lanes serving for the server, whose idle connections count as net/http's idle ones
 }
+
+// idleCloser closes the connections it holds that wait for a request: a
+// fast lane (fastlane.go).
+type idleCloser interface{ closeIdle() }
 
 // keepAliveCheck is how often jaws looks whether keep-alives were turned
 // off while it has idle connections: SetKeepAlivesEnabled(false) closes
@@ -42,9 +46,9 @@ func (s *serverState) removeReading(c *handbackConn) { let(s, &s.reading, c) }
 
 // addLane holds l, a fast lane of the server, until removeLane: while it
 // is held, keep-alives turned off close its idle connections.
-func (s *serverState) addLane(l *lane) { hold(s, &s.lanes, l) }
+func (s *serverState) addLane(l idleCloser) { hold(s, &s.lanes, l) }
 
-func (s *serverState) removeLane(l *lane) { let(s, &s.lanes, l) }
+func (s *serverState) removeLane(l idleCloser) { let(s, &s.lanes, l) }
 
 // hold adds k to the set, made if need be, and starts watchKeepAlives
 // unless it runs, or reports false when the server is shutting down.
@@ -88,7 +92,7 @@ func (s *serverState) watchKeepAlives() {
 		}
 		var idle []*handbackListener
 		var reading []*handbackConn
-		var lanes []*lane
+		var lanes []idleCloser
 		if !on {
 			for l := range s.idle {
 				idle = append(idle, l)

@@ -78,6 +78,7 @@ func (f *fixture) handler(t testing.TB, opts jaws.Options) *jaws.Handler {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
+	testsite.Made(t, h)
 	return h
 }
 

@@ -208,6 +208,46 @@ type Server struct {
 	Client *http.Client
 }
 
+// FastLaner is a handler with a fast lane: a *jaws.Handler.
+type FastLaner interface {
+	FastLane(ln net.Listener, srv *http.Server, prefix string) net.Listener
+}
+
+// FastLaneEnv, set to anything, has the HTTP/1 servers Start starts read
+// through the fast lane of the jaws handler the test made last (Made), so
+// that a suite's requests after the first of each name are answered on the
+// lane. Its handler may be another than the one a server serves: a lane
+// learns only from its own handler's answers through that server, so then
+// it answers nothing.
+const FastLaneEnv = "JAWS_TEST_FASTLANE"
+
+var made sync.Map // test name -> FastLaner
+
+// Made records h, a jaws handler the test t made, for Start (FastLaneEnv).
+func Made(t testing.TB, h FastLaner) {
+	if os.Getenv(FastLaneEnv) == "" {
+		return
+	}
+	name := t.Name()
+	made.Store(name, h)
+	t.Cleanup(func() { made.CompareAndDelete(name, h) })
+}
+
+// madeFor is the handler Made recorded last for the test called name, or
+// for the tests it is a subtest of.
+func madeFor(name string) FastLaner {
+	for {
+		if v, ok := made.Load(name); ok {
+			return v.(FastLaner)
+		}
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 {
+			return nil
+		}
+		name = name[:i]
+	}
+}
+
 // Start serves h over a new server of the given kind, closed when the test
 // ends.
 func Start(t testing.TB, kind Kind, h http.Handler) *Server {
@@ -216,6 +256,9 @@ func Start(t testing.TB, kind Kind, h http.Handler) *Server {
 	srv.Config.ErrorLog = log.New(quietWriter{os.Stderr}, "", log.LstdFlags)
 	switch kind {
 	case HTTP1:
+		if l := madeFor(t.Name()); l != nil && os.Getenv(FastLaneEnv) != "" {
+			srv.Listener = l.FastLane(srv.Listener, srv.Config, "/")
+		}
 		srv.Start()
 	case TLS1:
 		srv.TLS = &tls.Config{Certificates: []tls.Certificate{localhostCert()}}
