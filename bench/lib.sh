@@ -154,11 +154,19 @@ cleanup() {
 
 # build_bins package...: go build each (example, bench/peers, ...) into
 # $tmp/bin/NAME, before anything is measured: nothing runs under go run.
+# A package with a go.mod of its own (bench/fasthttp, so that its
+# dependencies stay out of jaws's go.mod) is built in its module.
 build_bins() {
 	local p
 	log "building into $tmp/bin"
 	mkdir -p "$tmp/bin"
-	for p in "$@"; do go build -o "$tmp/bin/${p##*/}" "./$p"; done
+	for p in "$@"; do
+		if [ -f "$p/go.mod" ]; then
+			(cd "$p" && go build -o "$tmp/bin/${p##*/}" .)
+		else
+			go build -o "$tmp/bin/${p##*/}" "./$p"
+		fi
+	done
 }
 
 # site_prologue name: the temporary directory (make_tmp name), the sets'

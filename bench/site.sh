@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The site benchmark: a SPECweb99-style static site (thousands of files,
-# skewed popularity) served by jaws, jaws.New alone, http.FileServer, the
-# net/http ceiling and nginx, each replaying the same request list with wrk.
-# See bench/README.md, "The site benchmark".
+# skewed popularity) served by jaws, jaws on its fast lane, jaws.New alone,
+# http.FileServer, the net/http ceiling, fasthttp's FS and nginx, each
+# replaying the same request list with wrk. See bench/README.md, "The site
+# benchmark".
 #
 #   bench/site.sh                # fits, spills, media; 5 rounds of 5 s at 32 and 1000 connections; writes bench/results/
 #   bench/site.sh -quick         # a smoke run: fits, one round of 2 s; results in a temporary directory
@@ -30,10 +31,12 @@ usage: bench/site.sh [-quick] [-sets LIST] [-rounds N] [-duration D] [-warmup D]
                   report takes the median (default 5)
   -duration D     one measurement, in seconds, e.g. 5s (default 5s)
   -warmup D       each server replays the list this long before the first
-                  round, not recorded (default: -duration)
+                  round, not recorded (default: -duration); before it, each
+                  is asked for every distinct path of the list once, so
+                  that jaws's fast lane has learnt every name
   -conns LIST     connection counts (default 32,1000)
-  -servers LIST   comma-separated subset of jaws,jaws-bare,stdlib,ceiling,nginx
-                  (default all)
+  -servers LIST   comma-separated subset of jaws,jaws-lane,jaws-bare,stdlib,
+                  ceiling,fasthttp,nginx (default all)
   -bigconns N     connections for a set whose mean response is 10 MiB or more
                   (media) at every level (default 4, or the level when lower)
   -inflight SIZE  at most SIZE bytes of responses in flight: a level is cut to
@@ -61,7 +64,7 @@ rounds=5
 duration=5s
 warmup=
 conns=32,1000
-servers=jaws,jaws-bare,stdlib,ceiling,nginx
+servers=jaws,jaws-lane,jaws-bare,stdlib,ceiling,fasthttp,nginx
 bigconns=4
 inflight=256M
 net=loopback
@@ -89,7 +92,7 @@ for s in "${set_list[@]}"; do
 	case $s in fits | spills | media) ;; *) die "unknown set $s (want fits, spills or media)" ;; esac
 done
 for s in "${server_list[@]}"; do
-	case $s in jaws | jaws-bare | stdlib | ceiling | nginx) ;; *) die "unknown server $s (want jaws, jaws-bare, stdlib, ceiling or nginx)" ;; esac
+	case $s in jaws | jaws-lane | jaws-bare | stdlib | ceiling | fasthttp | nginx) ;; *) die "unknown server $s (want jaws, jaws-lane, jaws-bare, stdlib, ceiling, fasthttp or nginx)" ;; esac
 done
 conns_levels
 
@@ -110,7 +113,11 @@ make_tmp jaws-site veth_down
 [ -n "$dir" ] || dir=$tmp/sets
 mkdir -p "$dir" "$out/raw"
 
-build_bins example bench/peers bench/report bench/siteset
+# fasthttp is a module of its own (bench/fasthttp/go.mod): built only
+# when asked for, since it may have to be downloaded.
+bins=(example bench/peers bench/report bench/siteset)
+[[ ,$servers, != *,fasthttp,* ]] || bins+=(bench/fasthttp)
+build_bins "${bins[@]}"
 
 # --- servers -----------------------------------------------------------------
 srvhost=127.0.0.1
@@ -140,12 +147,13 @@ stop_servers() { # after a set: note each server's peak memory, then stop it
 declare -A rss startsecs
 
 # jaws_counters server: "hits misses evictions cache_bytes memory zerocopy
-# fallback" from its /debug/jaws (jaws.Stats as JSON), or nothing.
+# fallback lane" from its /debug/jaws (jaws.Stats as JSON), or nothing. The
+# fast lane's responses are counted apart from the three paths'.
 jaws_counters() {
 	[ -n "${surl[$1]:-}" ] || return 0
 	local j k v out=()
 	j=$(curl -fs "${surl[$1]}" | tr -d ' \n') || die "$1: cannot read ${surl[$1]}"
-	for k in CacheHits CacheMisses CacheEvictions CacheBytes 'Memory":\{"Responses' 'ZeroCopy":\{"Responses' 'Fallback":\{"Responses'; do
+	for k in CacheHits CacheMisses CacheEvictions CacheBytes 'Memory":\{"Responses' 'ZeroCopy":\{"Responses' 'Fallback":\{"Responses' 'Lane":\{"Responses'; do
 		v=$(sed -nE "s/.*\"$k\":(-?[0-9]+).*/\1/p" <<<"$j")
 		[ -n "$v" ] || die "$1: no ${k%%\"*} in ${surl[$1]}"
 		out+=("$v")
@@ -205,16 +213,31 @@ measure() {
 	read -r wall cu cs <"$tmp/load.time"
 	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 	cu=$(awk -v u="$cu" -v s="$cs" -v r="$cpu0" 'BEGIN { printf "%.3f", u + s - r }')
-	jaws=,,,,,,
+	jaws=,,,,,,,
 	if [ -n "$j0" ]; then
 		read -r -a a <<<"$j0"
 		read -r -a b <<<"$j1"
-		jaws="$((b[0] - a[0])),$((b[1] - a[1])),$((b[2] - a[2])),${b[3]},$((b[4] - a[4])),$((b[5] - a[5])),$((b[6] - a[6]))"
+		jaws="$((b[0] - a[0])),$((b[1] - a[1])),$((b[2] - a[2])),${b[3]},$((b[4] - a[4])),$((b[5] - a[5])),$((b[6] - a[6])),$((b[7] - a[7]))"
 	fi
 	echo "$run,$set,$srv,$level,$c,${duration%s},$start,$res,$made,$mbytes,$other,$attempt,$(cpu_secs "${c0[0]}" "${c1[0]}"),$(cpu_secs "${c0[1]}" "${c1[1]}"),$cu,$wall,$busy01,$jaws" >>"$csv"
 	log_measured "$what" "$cu,$wall" wrk "$(
-		[ -z "$j0" ] || echo ", cache hits $((b[0] - a[0])) misses $((b[1] - a[1])) evictions $((b[2] - a[2]))"
+		[ -z "$j0" ] || echo ", cache hits $((b[0] - a[0])) misses $((b[1] - a[1])) evictions $((b[2] - a[2]))$([ "${b[7]}" = "${a[7]}" ] || echo ", fast lane $((b[7] - a[7])) responses")"
 	)"
+}
+# warm server: each path of $tmp/paths once, in order, one at a time on one
+# keep-alive connection (one curl for all of them, from the load
+# generator's side); every answer must be 200.
+warm() {
+	local srv=$1 t codes bad
+	t=$(now)
+	awk -v base="${url[$srv]%/}" '{ printf "url = \"%s%s\"\noutput = \"/dev/null\"\n", base, $0 }' "$tmp/paths" >"$tmp/warm.curl"
+	lg curl -s -w '%{http_code}\n' -K "$tmp/warm.curl" >"$tmp/warm.codes" || die "$set: warming $srv: curl failed"
+	codes=$(wc -l <"$tmp/warm.codes")
+	bad=$(grep -vc '^200$' "$tmp/warm.codes" || true)
+	if [ "$codes" != "$npaths" ] || [ "$bad" != 0 ]; then
+		die "$set: warming $srv: $bad of $codes answers were not 200 ($npaths paths)"
+	fi
+	log "$set: $srv warm: $npaths paths in $(awk -v a="$t" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s"
 }
 # site_try: one try of measure, in its variables (srv, c, start; sets j0,
 # j1, c0, c1, cpu0, t0, t1 and limit): the server's counters and CPU time
@@ -242,6 +265,8 @@ for set in "${set_list[@]}"; do
 	www=$sdir/www list=$sdir/requests.txt
 	mean=$(sed -nE 's/^mean response: ([0-9]+) bytes$/\1/p' "$sdir/siteset.txt")
 	nreq=$(wc -l <"$list")
+	awk '!seen[$1]++ { print $1 }' "$list" >"$tmp/paths" # the distinct paths, in the list's order, for warm
+	npaths=$(wc -l <"$tmp/paths")
 	probe=$(head -1 "$list" | cut -d' ' -f1) # the path each server is asked for until it answers
 
 	for srv in "${server_list[@]}"; do
@@ -251,11 +276,16 @@ for set in "${set_list[@]}"; do
 		# counters at /debug/jaws, on the same server.
 		jaws) start_go jaws "$tmp/bin/example" -root "$www" -addr "$srvhost:0"
 			surl[jaws]=${url[jaws]}debug/jaws ;;
+		# The same with the fast lane at /: the counters stay on the
+		# router, since the lane answers only what jaws has served.
+		jaws-lane) start_go jaws-lane "$tmp/bin/example" -root "$www" -addr "$srvhost:0" -fastlane
+			surl[jaws-lane]=${url[jaws-lane]}debug/jaws ;;
 		# Its counters on a listener of their own, as run.sh does.
 		jaws-bare)
 			start_go jaws-bare "$tmp/bin/peers" -mode jaws -stats 127.0.0.1:0 -root "$www" -addr "$srvhost:0"
 			surl[jaws-bare]=$(stats_url jaws-bare) ;;
 		stdlib | ceiling) start_go "$srv" "$tmp/bin/peers" -mode "$srv" -root "$www" -addr "$srvhost:0" ;;
+		fasthttp) start_go fasthttp "$tmp/bin/fasthttp" -root "$www" -addr "$srvhost:0" ;;
 		nginx) start_nginx nginx "$www" ;;
 		esac
 		startsecs[$srv]=$(awk -v a="$t" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
@@ -281,19 +311,26 @@ for set in "${set_list[@]}"; do
 		machine_meta
 		echo "rounds: $rounds"
 		echo "duration: $duration"
-		echo "warm-up: $warmup per server, from the start of the list, not recorded"
+		echo "warm-up: every distinct path of the list once ($npaths), then $warmup per server from the start of the list, not recorded"
 		echo "connections: $conns (at most $inflight of responses in flight; a mean response of 10 MiB or more: $bigconns)"
 		echo "net: $net$([ "$net" = loopback ] || echo " ($(veth_meta))")"
 		sed -E 's/^/set /' "$sdir/siteset.txt"
 		echo "nginx config: worker_processes 1; sendfile on; tcp_nopush on; open_file_cache max=10000 inactive=60s; open_file_cache_valid 60s; keepalive_requests 1000000"
+		[ -z "${url[fasthttp]:-}" ] || echo "fasthttp: $(sed -nE 's/^fasthttp (v[^ ]+) serving.*/\1/p' "$tmp/fasthttp.log" | head -1)"
 		echo "quiet: $quiet"
 		echo "retries: $retries"
 		echo "wait budget: $budget s"
 		echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 	} >"$meta"
-	echo "run,set,server,conns_level,conns,duration_s,start,requests,rps,transfer_bps,p50_us,p99_us,socket_errors,non2xx,made,made_bytes,other_cpus,retries,server_user_s,server_sys_s,client_cpu_s,client_wall_s,server_core_busy,client_core_busy,jaws_hits,jaws_misses,jaws_evictions,jaws_cache_bytes,jaws_memory,jaws_zerocopy,jaws_fallback" >"$csv"
+	echo "run,set,server,conns_level,conns,duration_s,start,requests,rps,transfer_bps,p50_us,p99_us,socket_errors,non2xx,made,made_bytes,other_cpus,retries,server_user_s,server_sys_s,client_cpu_s,client_wall_s,server_core_busy,client_core_busy,jaws_hits,jaws_misses,jaws_evictions,jaws_cache_bytes,jaws_memory,jaws_zerocopy,jaws_fallback,jaws_lane" >"$csv"
 
-	# Warm up each server: connections, heap, caches, and the page cache.
+	# Warm each server alike: every distinct path once, so that the fast
+	# lane has learnt every name the list asks for (it answers a name only
+	# after jaws answered it once through net/http); then the replay, for
+	# connections, heap, caches, and the page cache.
+	for srv in "${server_list[@]}"; do
+		warm "$srv"
+	done
 	for srv in "${server_list[@]}"; do
 		[ "${warmup%s}" -gt 0 ] || break
 		replay "$srv" "$(conns_for "${levels[0]}")" 0 "${warmup%s}"

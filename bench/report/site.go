@@ -21,10 +21,15 @@ import (
 var siteSets = []string{"fits", "spills", "media"}
 
 // siteServers are the servers in the order the tables show them.
-var siteServers = []string{"jaws", "jaws-bare", "stdlib", "ceiling", "nginx"}
+var siteServers = []string{"jaws", "jaws-lane", "jaws-bare", "stdlib", "ceiling", "fasthttp", "nginx"}
 
-// sitePeers are the servers jaws's requests/s are divided by.
-var sitePeers = []string{"stdlib", "nginx", "ceiling"}
+// siteSubjects are the servers measured against the peers: jaws as an
+// application mounts it (the example), the same on its fast lane, and the
+// bare handler.
+var siteSubjects = []string{"jaws", "jaws-lane", "jaws-bare"}
+
+// sitePeers are the servers the subjects are compared with.
+var sitePeers = []string{"stdlib", "ceiling", "fasthttp", "nginx"}
 
 // siteKey is one cell of a set: a server at a connection level.
 type siteKey struct {
@@ -50,7 +55,7 @@ type siteCell struct {
 	most      float64            // the most CPUs other processes used in a round
 	retried   int                // rounds repeated for being disturbed
 	samples   int                // rounds
-	paths     [3]float64         // jaws: memory, zero-copy, fallback responses, all rounds
+	paths     [4]float64         // jaws: memory, zero-copy, fallback, fast lane responses, all rounds
 }
 
 // siteSet is one set's results.
@@ -202,7 +207,7 @@ func parseSite(r io.Reader) (*siteSet, error) {
 			c.mibps = append(c.mibps, rate)
 		}
 		if t.strOr(n, "jaws_hits", "") != "" {
-			j, err := t.nums(n, "jaws_hits", "jaws_misses", "jaws_evictions", "jaws_cache_bytes", "jaws_memory", "jaws_zerocopy", "jaws_fallback")
+			j, err := t.nums(n, "jaws_hits", "jaws_misses", "jaws_evictions", "jaws_cache_bytes", "jaws_memory", "jaws_zerocopy", "jaws_fallback", "jaws_lane")
 			if err != nil {
 				return nil, err
 			}
@@ -217,6 +222,7 @@ func parseSite(r io.Reader) (*siteSet, error) {
 			c.paths[0] += j["jaws_memory"]
 			c.paths[1] += j["jaws_zerocopy"]
 			c.paths[2] += j["jaws_fallback"]
+			c.paths[3] += j["jaws_lane"] // 0 in results from before the fast lane, which have no column
 		}
 		s.rounds = max(s.rounds, int(v["run"]))
 	}
@@ -271,10 +277,13 @@ func writeSite(w io.Writer, sets []*siteSet) error {
 	p("Written by `bench/site.sh` (through `bench/report`); see \"The site benchmark\" in `bench/README.md` for the sets, the request lists and how they are replayed. ")
 	p("Each server replays the same request list (SPECweb99's classes, Zipf popularity; `bench/siteset`) with `wrk -t1` and `bench/site.lua`, server on CPU 0 with `GOMAXPROCS=1`, wrk on CPU 1; in a round every server starts at the same place in the list. ")
 	p("Each figure is the median of a set's rounds; `±` is the range of requests/s over the rounds, (max − min) / median. ")
-	p("\"(client-bound)\": wrk used ≥ %.0f%% of its core (median of the rounds), so the figure tells how fast the client went; a ratio is marked `≥` when jaws's cell was client-bound (jaws may be faster), `≤` when the peer's was, `~` when both were. ", clientBound*100)
+	p("\"(client-bound)\": wrk used ≥ %.0f%% of its core (median of the rounds), so the figure tells how fast the client went; a ratio of requests/s is marked `≥` when the row's cell was client-bound (that server may be faster), `≤` when the column's was, `~` when both were. ", clientBound*100)
 	p("MB/s counts file bytes (the bytes of the files the requests asked for), not headers. ")
 	p("Server CPU is its user and system time over the requests made (those wrk counted and those in flight when it stopped). ")
-	p("Hit ratio and evictions are jaws's own counters (`jaws.Stats` from `/debug/jaws`, read before and after each run): the example serves them on its router, `jaws-bare` on a listener of its own.\n\n")
+	if slices.ContainsFunc(sets, func(s *siteSet) bool { return slices.Contains(s.servers, "jaws-lane") }) {
+		p("`jaws-lane` is the example with its fast lane at `/` (`Handler.FastLane`), which answers a name only once jaws has answered it through net/http: before the first round every server was asked for every distinct path of the list once, so the lane had learnt them all. ")
+	}
+	p("Hit ratio and evictions are jaws's own counters (`jaws.Stats` from `/debug/jaws`, read before and after each run): the example serves them on its router (`jaws-lane` too, its lane's responses counted apart), `jaws-bare` on a listener of its own.\n\n")
 	for _, s := range sets {
 		writeSiteSet(&b, s)
 	}
@@ -294,7 +303,7 @@ func writeSiteSet(b *strings.Builder, s *siteSet) {
 	p("## %s\n\n", title)
 	listed := false
 	for _, k := range []string{"set layout", "set requested files", "set requested bytes", "set mean response", "set class shares",
-		"set requests", "set seed", "set list sha256", "date", "commit", "cpu", "kernel", "go", "wrk", "nginx", "rounds", "duration", "warm-up", "connections", "net", "load before", "load after"} {
+		"set requests", "set seed", "set list sha256", "date", "commit", "cpu", "kernel", "go", "wrk", "nginx", "fasthttp", "rounds", "duration", "warm-up", "connections", "net", "load before", "load after"} {
 		if v := s.metaValue(k); v != "" {
 			p("- %s: %s\n", strings.TrimPrefix(k, "set "), v)
 			listed = true
@@ -304,58 +313,19 @@ func writeSiteSet(b *strings.Builder, s *siteSet) {
 		p("\n")
 	}
 
-	subject := "jaws"
-	if s.cell("jaws", s.levels[0]) == nil {
-		subject = "jaws-bare"
-	}
-	var subjects []string
-	for _, x := range []string{"jaws", "jaws-bare"} {
+	var subjects, peers []string
+	for _, x := range siteSubjects {
 		if slices.Contains(s.servers, x) {
 			subjects = append(subjects, x)
 		}
 	}
-	var peers []string
 	for _, x := range sitePeers {
 		if slices.Contains(s.servers, x) {
 			peers = append(peers, x)
 		}
 	}
 	if len(subjects) > 0 && len(peers) > 0 {
-		head := []string{"connections", "`" + subject + "` requests/s"}
-		align := []string{"---:", "---:"}
-		for _, j := range subjects {
-			for _, peer := range peers {
-				head = append(head, fmt.Sprintf("`%s` ÷ `%s`", j, peer))
-				align = append(align, "---:")
-			}
-		}
-		// The ceiling over http.FileServer tells whether a target for jaws
-		// over http.FileServer is within net/http's reach (the sentence
-		// below). Not on a set of large files, where sendfile may beat
-		// the ceiling's writes and the column would say nothing.
-		bound := !s.large() && slices.Contains(s.servers, "ceiling") && slices.Contains(s.servers, "stdlib")
-		if bound {
-			head = append(head, "`ceiling` ÷ `stdlib`")
-			align = append(align, "---:")
-		}
-		row(b, head)
-		row(b, align)
-		for _, l := range s.levels {
-			cols := []string{s.levelLabel(l), s.rps(subject, l)}
-			for _, j := range subjects {
-				for _, peer := range peers {
-					cols = append(cols, s.ratio(j, peer, l))
-				}
-			}
-			if bound {
-				cols = append(cols, s.ratio("ceiling", "stdlib", l))
-			}
-			row(b, cols)
-		}
-		p("\n")
-		if bound {
-			p("`ceiling` ÷ `stdlib` is about the most a handler under net/http gets over http.FileServer on this set and machine: the ceiling answers every file from a map in memory with jaws's headers and does nothing else, and a handler beats it only by moving bytes more cheaply than its writes (sendfile, for the largest files).\n\n")
-		}
+		writeSiteSummary(b, s, subjects, peers)
 	}
 
 	for _, l := range s.levels {
@@ -395,9 +365,10 @@ func writeSiteSet(b *strings.Builder, s *siteSet) {
 		writePerMiB(b, s, subjects)
 	}
 
-	// jaws's transfer paths, from its counters.
+	// jaws's transfer paths, from its counters; the fast lane's
+	// responses are counted apart from the three paths'.
 	for _, srv := range subjects {
-		var n [3]float64
+		var n [4]float64
 		for _, l := range s.levels {
 			if c := s.cell(srv, l); c != nil {
 				for i := range n {
@@ -405,9 +376,13 @@ func writeSiteSet(b *strings.Builder, s *siteSet) {
 				}
 			}
 		}
-		if all := n[0] + n[1] + n[2]; all > 0 {
-			p("`%s`'s responses by transfer path, all rounds and levels: memory %s, zero-copy %s, fallback %s.\n\n",
+		if all := n[0] + n[1] + n[2] + n[3]; all > 0 {
+			p("`%s`'s responses by transfer path, all rounds and levels: memory %s, zero-copy %s, fallback %s",
 				srv, hitRatio(n[0]/all), hitRatio(n[1]/all), hitRatio(n[2]/all))
+			if n[3] > 0 {
+				p(", on the fast lane %s", hitRatio(n[3]/all))
+			}
+			p(".\n\n")
 		}
 	}
 
@@ -453,6 +428,82 @@ func writeSiteSet(b *strings.Builder, s *siteSet) {
 		p("; %d were repeated for it, %d kept more than %.2f", retried, n, s.quiet)
 	}
 	p(".\n\n")
+}
+
+// writeSiteSummary writes a set's two summary tables, a row for each
+// subject at each level: its requests/s over each peer's, then each
+// peer's server CPU per response over its own, so that in both a figure
+// above 1× puts the row's server ahead. On a set of small files the
+// ceiling gets a row too: how far net/http itself gets over
+// http.FileServer, and how far behind servers without it it stays.
+func writeSiteSummary(b *strings.Builder, s *siteSet, subjects, peers []string) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	rows := slices.Clip(subjects)
+	// Not on a set of large files, where sendfile may beat the ceiling's
+	// writes and its row would say nothing.
+	bound := !s.large() && slices.Contains(s.servers, "ceiling") && slices.Contains(s.servers, "stdlib")
+	if bound {
+		rows = append(rows, "ceiling")
+	}
+	table := func(what string, peerHead func(string) string, value func(string, int) string, vs func(srv, peer string, l int) string) {
+		head := []string{"connections", "server", what}
+		align := []string{"---", "---", "---:"}
+		for _, peer := range peers {
+			head = append(head, peerHead(peer))
+			align = append(align, "---:")
+		}
+		row(b, head)
+		row(b, align)
+		for _, l := range s.levels {
+			for _, srv := range rows {
+				if s.cell(srv, l) == nil {
+					continue
+				}
+				cols := []string{s.levelLabel(l), "`" + srv + "`", value(srv, l)}
+				for _, peer := range peers {
+					if peer == srv {
+						cols = append(cols, "")
+						continue
+					}
+					cols = append(cols, vs(srv, peer, l))
+				}
+				row(b, cols)
+			}
+		}
+		p("\n")
+	}
+
+	table("requests/s", func(peer string) string { return "÷ `" + peer + "`" }, s.rps, s.ratio)
+	p("Requests/s of the row's server over the column's.")
+	if bound {
+		p(" The `ceiling` row's ÷ `stdlib` is about the most a handler under net/http gets over http.FileServer on this set and machine: the ceiling answers every file from a map in memory with jaws's headers and does nothing else, and a handler beats it only by moving bytes more cheaply than its writes (sendfile, for the largest files).")
+		if slices.Contains(subjects, "jaws-lane") {
+			p(" `jaws-lane` is not bound by it: the fast lane answers without net/http.")
+		}
+	}
+	p("\n\n")
+
+	table("server CPU µs/response", func(peer string) string { return "`" + peer + "` ÷" }, s.cpuPerResponse, s.cpuRatio)
+	p("Server CPU per response of the column's server over the row's: above 1× the row's spent less CPU on a response. It measures the server in a client-bound cell too.\n\n")
+}
+
+// cpuPerResponse is a cell's median server CPU per response, in µs.
+func (s *siteSet) cpuPerResponse(server string, level int) string {
+	c := s.cell(server, level)
+	if c == nil || len(c.cpuUS) == 0 {
+		return "-"
+	}
+	return micros(median(c.cpuUS))
+}
+
+// cpuRatio is peer's median server CPU per response over server's at a
+// level.
+func (s *siteSet) cpuRatio(server, peer string, level int) string {
+	x, y := s.cell(server, level), s.cell(peer, level)
+	if x == nil || y == nil || len(x.cpuUS) == 0 || len(y.cpuUS) == 0 {
+		return "-"
+	}
+	return ratio(median(y.cpuUS) / median(x.cpuUS))
 }
 
 // perMiBFrom is the mean response, in bytes, from which a set's report

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,11 +22,17 @@ func TestSite(t *testing.T) {
 		{"set described", "- layout: 8 directories of 36 files"},
 		// jaws 30k/31k/32k: median 31k, range 2k; stdlib 20k, nginx 62k,
 		// ceiling 31k; jaws-bare 33k.
-		// The last column, the ceiling over stdlib: 31k ÷ 20k.
-		{"ratios at 32", "| 32 connections | 31.0k ±6% | 1.55× | 0.50× | 1.00× | 1.65× | 0.53× | 1.06× | 1.55× |"},
+		{"summary's columns", "| connections | server | requests/s | ÷ `stdlib` | ÷ `ceiling` | ÷ `nginx` |"},
+		{"ratios at 32", "| 32 connections | `jaws` | 31.0k ±6% | 1.55× | 1.00× | 0.50× |"},
+		{"jaws-bare's ratios", "| 32 connections | `jaws-bare` | 33.0k ±0% | 1.65× | 1.06× | 0.53× |"},
+		// The ceiling's row, on a set of small files: over stdlib
+		// 31k ÷ 20k; nothing over itself.
+		{"the ceiling's row", "| 32 connections | `ceiling` | 31.0k ±0% | 1.55× |  | 0.50× |"},
 		// nginx client-bound at 1000: ratios over it are upper bounds.
-		{"client-bound peer", "| 1000 connections | 20.0k ±0% | 2.00× | ≤0.50× | 0.80× | 2.20× | ≤0.55× | 0.88× | 2.50× |"},
-		{"the bound explained", "`ceiling` ÷ `stdlib` is about the most a handler under net/http gets"},
+		{"client-bound peer", "| 1000 connections | `jaws` | 20.0k ±0% | 2.00× | 0.80× | ≤0.50× |"},
+		{"the bound explained", "The `ceiling` row's ÷ `stdlib` is about the most a handler under net/http gets"},
+		// 20 µs a response everywhere.
+		{"CPU ratios", "| 32 connections | `jaws` | 20.0 | 1.00× | 1.00× | 1.00× |"},
 		// 31k/s × 15,000 bytes (made_bytes over made); 10 µs user and
 		// 10 µs system per request made; wrk 2.5 s of 5; 990 hits of
 		// 1000; 50 evictions in 5 s; 8 MiB held.
@@ -134,13 +141,13 @@ func TestSiteBound(t *testing.T) {
 	if i < 0 {
 		t.Fatal("site.md has no media")
 	}
-	if !strings.Contains(md[:i], "| `ceiling` ÷ `stdlib` |") {
-		t.Error("fits has no `ceiling` ÷ `stdlib` column")
+	if !strings.Contains(md[:i], "| 32 connections | `ceiling` |") {
+		t.Error("fits has no `ceiling` row in its summary")
 	}
-	if !strings.Contains(md[i:], "`jaws` ÷ `ceiling`") {
-		t.Error("media has no ceiling: the test does not test the column's absence")
+	if !strings.Contains(md[i:], "| ÷ `ceiling` |") {
+		t.Error("media has no ceiling: the test does not test the row's absence")
 	}
-	if strings.Contains(md[i:], "`ceiling` ÷ `stdlib`") {
+	if strings.Contains(md[i:], "connections (level 32) | `ceiling` |") || strings.Contains(md[i:], "row's ÷ `stdlib`") {
 		t.Error("media, a set of large files, has the ceiling over stdlib")
 	}
 }
@@ -167,5 +174,62 @@ func TestSitePerMiBRounds(t *testing.T) {
 	want := "The server core's CPU per MiB: `jaws` ÷ `stdlib` 0.74× (by round 0.78×, 0.67×–0.89×)."
 	if md := read(t, filepath.Join(out, "site.md")); !strings.Contains(md, want) {
 		t.Errorf("site.md lacks %q", want)
+	}
+}
+
+// The fast lane and fasthttp: jaws-lane is a subject beside jaws, fasthttp
+// a peer, and the lane's responses are a share of their own.
+func TestSiteLane(t *testing.T) {
+	head := "run,set,server,conns_level,conns,duration_s,start,requests,rps,transfer_bps,p50_us,p99_us,socket_errors,non2xx,made,made_bytes,other_cpus,retries," +
+		"server_user_s,server_sys_s,client_cpu_s,client_wall_s,server_core_busy,client_core_busy," +
+		"jaws_hits,jaws_misses,jaws_evictions,jaws_cache_bytes,jaws_memory,jaws_zerocopy,jaws_fallback,jaws_lane\n"
+	// line: one round at 32 connections, 5 s: rps (and as many requests
+	// made a second), the server's user and system seconds (each the
+	// same), wrk's CPU seconds of 5, jaws's counters.
+	line := func(server string, rps int, cpu float64, client, counters string) string {
+		return fmt.Sprintf("1,fits,%s,32,32,5,0,%d,%d,0,800,2500,0,0,%d,%d,0.02,0,%.2f,%.2f,%s,5.000,1.00,0.50,%s\n",
+			server, rps*5, rps, rps*5, rps*5*15000, cpu, cpu, client, counters)
+	}
+	// Server CPU per response: jaws 20 µs, jaws-lane 10, stdlib 40,
+	// ceiling 20, fasthttp 12, nginx 10. wrk used 98% of its core on
+	// jaws-lane: client-bound.
+	csv := head +
+		line("jaws", 30000, 1.50, "2.500", "990,10,0,8388608,900,10,90,0") +
+		line("jaws-lane", 60000, 1.50, "4.900", "990,10,0,8388608,10,0,0,990") +
+		line("stdlib", 20000, 2.00, "2.500", ",,,,,,,") +
+		line("ceiling", 40000, 2.00, "2.500", ",,,,,,,") +
+		line("fasthttp", 50000, 1.50, "2.500", ",,,,,,,") +
+		line("nginx", 80000, 2.00, "2.500", ",,,,,,,")
+	raw, out := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(raw, "site-fits.csv"), csv)
+	write(t, filepath.Join(raw, "site-fits-meta.txt"), "fasthttp: v1.79.0\n")
+	if err := runSite(raw, out); err != nil {
+		t.Fatal(err)
+	}
+	md := read(t, filepath.Join(out, "site.md"))
+	for _, tc := range []struct{ name, want string }{
+		{"fasthttp's version", "- fasthttp: v1.79.0"},
+		{"the peers", "| connections | server | requests/s | ÷ `stdlib` | ÷ `ceiling` | ÷ `fasthttp` | ÷ `nginx` |"},
+		// 60k over 20k, 40k, 50k, 80k; client-bound, so each a
+		// lower bound.
+		{"jaws-lane's ratios", "| 32 connections | `jaws-lane` | 60.0k ±0% (client-bound) | ≥3.00× | ≥1.50× | ≥1.20× | ≥0.75× |"},
+		{"jaws's ratios", "| 32 connections | `jaws` | 30.0k ±0% | 1.50× | 0.75× | 0.60× | 0.38× |"},
+		{"the ceiling's row", "| 32 connections | `ceiling` | 40.0k ±0% | 2.00× |  | 0.80× | 0.50× |"},
+		{"not bound by the ceiling", "`jaws-lane` is not bound by it"},
+		{"CPU's columns", "| connections | server | server CPU µs/response | `stdlib` ÷ | `ceiling` ÷ | `fasthttp` ÷ | `nginx` ÷ |"},
+		// 40, 20, 12 and 10 µs over jaws-lane's 10.
+		{"jaws-lane's CPU", "| 32 connections | `jaws-lane` | 10.0 | 4.00× | 2.00× | 1.20× | 1.00× |"},
+		{"jaws's CPU", "| 32 connections | `jaws` | 20.0 | 2.00× | 1.00× | 0.60× | 0.50× |"},
+		{"the lane's share", "`jaws-lane`'s responses by transfer path, all rounds and levels: memory 1.0%, zero-copy 0.0%, fallback 0.0%, on the fast lane 99.0%."},
+		{"no lane for jaws", "`jaws`'s responses by transfer path, all rounds and levels: memory 90.0%, zero-copy 1.0%, fallback 9.0%."},
+		{"the lane explained", "`jaws-lane` is the example with its fast lane at `/`"},
+		{"fasthttp in the level's table", "| `fasthttp` | 50.0k ±0% |"},
+	} {
+		if !strings.Contains(md, tc.want) {
+			t.Errorf("%s: site.md lacks %q", tc.name, tc.want)
+		}
+	}
+	if i, j := strings.Index(md, "| `jaws` | 30.0k"), strings.Index(md, "| `jaws-lane` | 60.0k"); i < 0 || j < i {
+		t.Error("the table of 32 connections does not have jaws before jaws-lane")
 	}
 }
