@@ -36,10 +36,11 @@ type connWriter struct {
 
 	// The queue: out, and when a body is held by reference, bufs, the
 	// pieces before out[mark:]: earlier parts of out and the bodies held.
-	out  []byte
-	mark int
-	bufs net.Buffers
-	held int // bytes in bufs
+	out     []byte
+	mark    int
+	bufs    net.Buffers
+	held    int         // bytes in bufs
+	writing net.Buffers // bufs, as WriteTo consumes it
 }
 
 var (
@@ -236,8 +237,8 @@ func (cw *connWriter) flush() error {
 		if cw.mark < len(cw.out) {
 			cw.bufs = append(cw.bufs, cw.out[cw.mark:])
 		}
-		bufs := cw.bufs // WriteTo consumes its slice
-		_, err = bufs.WriteTo(cw.conn)
+		cw.writing = cw.bufs // WriteTo consumes its slice
+		_, err = cw.writing.WriteTo(cw.conn)
 		clear(cw.bufs) // the bodies held go back to the cache's care
 		cw.bufs, cw.held = cw.bufs[:0], 0
 	case len(cw.out) > 0:

@@ -286,7 +286,7 @@ func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Ha
 		return unsent{}
 	}
 	if lr != nil {
-		lr.served(name, t.e)
+		lr.served(r, name, t.e)
 	}
 	return h.serveFound(w, r, &f)
 }

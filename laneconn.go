@@ -127,7 +127,10 @@ func (lc *laneConn) first() bool {
 func (lc *laneConn) next() bool {
 	for lc.r < lc.n {
 		v := parseLaneRequest(lc.buf[lc.r:lc.n], lc.limit, &lc.p)
-		if v == lanePartial {
+		if v == lanePartial || lc.n-lc.r < requestStart {
+			// net/http reads nothing of the next request on a connection
+			// it kept until 4 bytes of it are there: a hand-over waits
+			// for them, under the idle timeout, as the hand-back does.
 			break
 		}
 		if v == laneRefuse || !lc.answer(lc.r) {
@@ -153,6 +156,13 @@ func (lc *laneConn) next() bool {
 	lc.setReadDeadline(lc.readDeadline())
 	m, err := lc.c.Read(lc.buf[lc.n:lc.limit])
 	lc.n += m
+	if err == io.EOF && lc.n >= requestStart {
+		// The client ended in the middle of a request. net/http answers
+		// that (400) once it has the 4 bytes it waits for between two
+		// requests; with fewer it closes without a word, as the lane does.
+		lc.handOver()
+		return false
+	}
 	return err == nil
 }
 

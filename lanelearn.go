@@ -130,32 +130,27 @@ func dropNote(head *laneNote, host, target string) *laneNote {
 	return &c
 }
 
-// learning is a request through the server that a lane may learn from.
+// learning is a request through the server that lanes may learn from.
 type learning struct {
 	lanes        []*lane
 	host, target string
 	hdr          http.Header // what the handlers in front of jaws set
-	name         string      // set once serveName found the file: the name it served
-	info         fs.FileInfo // and the file's version
 }
 
 // serveLearning is serveNext's tail on a handler with fast lanes: a
 // request the lanes may learn from leaves them a note.
 func (h *Handler) serveLearning(w http.ResponseWriter, r *http.Request, next http.Handler, name string, lanes []*lane) {
-	lr := learnFrom(lanes, w, r)
-	h.tx.finish(w, h.serveName(w, r, next, name, true, lr))
-	if lr == nil || lr.info == nil {
-		return
-	}
-	for _, l := range lr.lanes {
-		l.notes.put(&laneNote{host: lr.host, target: lr.target, path: r.URL.Path, rawPath: r.URL.RawPath,
-			rawQuery: r.URL.RawQuery, name: lr.name, info: lr.info, hdr: lr.hdr})
-	}
+	h.tx.finish(w, h.serveName(w, r, next, name, true, learnFrom(lanes, w, r)))
 }
 
-// served tells lr the file a request resolved to: name, e's file.
-func (lr *learning) served(name string, e *entry) {
-	lr.name, lr.info = name, e.info
+// served leaves the lanes a note of r: the name jaws serves it, e's file.
+// It is called before the response is sent, so that a client that has it
+// finds the lane knowing the name.
+func (lr *learning) served(r *http.Request, name string, e *entry) {
+	for _, l := range lr.lanes {
+		l.notes.put(&laneNote{host: lr.host, target: lr.target, path: r.URL.Path, rawPath: r.URL.RawPath,
+			rawQuery: r.URL.RawQuery, name: name, info: e.info, hdr: lr.hdr})
+	}
 }
 
 // learnFrom returns what the lanes of r's server may learn from r, or nil:
