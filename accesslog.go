@@ -23,9 +23,9 @@ type ResponseRecord struct {
 	// Duration runs from the handler's start to the response's last byte
 	// (for a zero-copy response, to the end of the transfer).
 	Duration time.Duration
-	// Transfer is how the body of a 200 or 206 went: "memory", "zerocopy"
-	// or "fallback", as counted by Stats; "" for every other answer (304,
-	// 404, redirects).
+	// Transfer is how the body of a 200 or 206 went: "memory", "zerocopy",
+	// "fallback" or "lane" (Handler.FastLane), as counted by Stats; "" for
+	// every other answer (304, 404, redirects).
 	Transfer string
 	// Coding is the body's content coding, "br", "zstd", "gzip" or "dcz"
 	// (compressed with a dictionary the client held), or "" for the file's

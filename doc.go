@@ -26,11 +26,13 @@
 // serves one file from an application's own route, Handler.HashName gives
 // templates content-hashed names, Options.AccessLog and Options.OnResponse
 // log and count every response, and Handler.Shutdown, called after
-// http.Server.Shutdown, ends the handler gracefully.
+// http.Server.Shutdown, ends the handler gracefully. Handler.FastLane
+// answers requests for public files beside net/http, without its
+// per-request work: srv.Serve(h.FastLane(ln, srv, "/static/")).
 //
 // # Transfer paths
 //
-// The body of each 200 or 206 response takes one of three paths, counted by
+// The body of each 200 or 206 response takes one of four paths, counted by
 // Handler.Stats and named in ResponseRecord.Transfer:
 //
 //   - memory: a file of at most Options.CacheMaxFileSize bytes (64 KiB by
@@ -48,6 +50,8 @@
 //   - fallback: everything else (TLS, HTTP/2, a wrapping ResponseWriter,
 //     files between the two sizes, other systems): io.Copy through the
 //     ResponseWriter, where net/http itself uses sendfile on plain TCP.
+//   - lane: a request Handler.FastLane read and answered itself, beside
+//     net/http: from memory, or from disk by sendfile whatever the size.
 //
 // The zero-copy path is taken only where it sends what net/http would, and
 // it keeps or closes the connection as net/http would. What differs in the

@@ -121,9 +121,11 @@ func (h *Handler) describe(e *entry, name string, head []byte) {
 }
 
 // Shutdown ends the handler gracefully: it waits until the zero-copy
-// transfers in flight are done, or ctx ends, when it ends those still
-// running and returns ctx's error; then it releases what Close releases.
-// New requests take the fallback while it waits.
+// transfers in flight are done, and the fast lanes' connections
+// (FastLane) have finished their response, or ctx ends, when it ends those
+// still running and returns ctx's error; then it releases what Close
+// releases. New requests take the fallback while it waits, and the lanes
+// hand every new connection to their server.
 //
 // Call it after http.Server.Shutdown, which waits for the requests net/http
 // tracks but not for the zero-copy transfers, whose connections jaws has
@@ -143,8 +145,9 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	return errors.Join(err, h.Close())
 }
 
-// Close ends the zero-copy transfers in flight and releases the root
-// directory, the cache and its descriptors. Requests that arrive afterwards
+// Close ends the zero-copy transfers in flight and the fast lanes'
+// connections, and releases the root directory, the cache and its
+// descriptors. Requests that arrive afterwards
 // get 503 Service Unavailable. Calls after the first (or after Shutdown)
 // do nothing and return the first one's result.
 func (h *Handler) Close() error {

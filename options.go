@@ -144,7 +144,7 @@ type Options struct {
 	// handler completes, on every path (memory, zero-copy, fallback) and
 	// for every answer (304, 404, 405, 416, aborted downloads), with the
 	// attributes method, path, status, bytes (body bytes actually sent),
-	// duration, transfer ("memory", "zerocopy", "fallback", or "") and
+	// duration, transfer ("memory", "zerocopy", "fallback", "lane" or "") and
 	// coding. It is how an application logs its static files without a
 	// wrapping ResponseWriter, behind which jaws gives up the zero-copy
 	// path because the wrapper would not see the bytes. nil logs nothing.

@@ -24,6 +24,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -1058,5 +1059,42 @@ func TestRunLog(t *testing.T) {
 	}
 	if strings.Count(logged, "big.bin") != 1 {
 		t.Errorf("big.bin logged %d times:\n%s", strings.Count(logged, "big.bin"), logged)
+	}
+}
+
+// TestRunFastLane: with -fastlane the site's files are answered on jaws's
+// fast lane once learnt, with the same headers as through the router, and
+// the API, client routes and the counters still go through it.
+func TestRunFastLane(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the fast lane reads connections on Linux only")
+	}
+	s := startRun(t, "-addr", "127.0.0.1:0", "-fastlane")
+	// A connection per request: the lane answers a connection whose
+	// first request it knows.
+	fresh := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true, DisableCompression: true},
+		CheckRedirect: noRedirects.CheckRedirect}
+	first, firstBody := do(t, fresh, "GET", s.url, nil)
+	before := s.stats(t).Lane.Responses
+	again, againBody := do(t, fresh, "GET", s.url, nil)
+	if n := s.stats(t).Lane.Responses; n != before+1 {
+		t.Fatalf("lane responses %d, then %d: the second request was not the lane's", before, n)
+	}
+	if !bytes.Equal(firstBody, againBody) || again.StatusCode != 200 {
+		t.Errorf("the lane's answer: %d, %d bytes; the router's: %d bytes", again.StatusCode, len(againBody), len(firstBody))
+	}
+	for _, k := range []string{"Cache-Control", "Content-Type", "Etag", "Vary", "Content-Length"} {
+		if again.Header.Get(k) != first.Header.Get(k) {
+			t.Errorf("%s: lane %q, router %q", k, again.Header.Get(k), first.Header.Get(k))
+		}
+	}
+	if resp, body := do(t, fresh, "GET", s.url+"api/time", nil); resp.StatusCode != 200 || !bytes.Contains(body, []byte(`"time"`)) {
+		t.Errorf("/api/time: %d %q", resp.StatusCode, body)
+	}
+	if resp, body := do(t, fresh, "GET", s.url+"settings/profile", http.Header{"Accept": {"text/html"}}); resp.StatusCode != 200 || !bytes.Equal(body, firstBody) {
+		t.Errorf("a client route: %d, %d bytes; want index.html", resp.StatusCode, len(body))
+	}
+	if err := s.stop(); err != nil {
+		t.Errorf("run: %v", err)
 	}
 }
