@@ -81,6 +81,7 @@ type lane struct {
 	closed  chan struct{} // closed by Close
 	closing sync.Once
 	off     atomic.Bool // the handler is closing: hand everything over
+	shut    atomic.Bool // the listener is closed: nothing more to learn
 
 	mu       sync.Mutex
 	conns    map[*laneConn]struct{}
@@ -115,6 +116,7 @@ func (l *lane) Close() error {
 		err = l.ln.Close()
 		close(l.closed)
 		l.h.tx.server(l.srv).removeLane(l)
+		l.shut.Store(true)
 	})
 	switch call {
 	case "Close":

@@ -38,10 +38,10 @@ type laneNotes struct {
 	n    int
 }
 
-// maxLaneNotes bounds the notes a lane keeps: past it, it forgets them all
-// and learns the names asked for again, one request each through the
-// server.
-const maxLaneNotes = 1 << 16
+// maxLaneNotes bounds the notes a lane keeps, at about half a KiB each:
+// past it, it forgets them all and learns the names asked for again, one
+// request each through the server.
+const maxLaneNotes = 1 << 14
 
 func (ns *laneNotes) init() {
 	ns.seed = maphash.MakeSeed()
@@ -164,7 +164,7 @@ func learnFrom(lanes []*lane, w http.ResponseWriter, r *http.Request) *learning 
 	}
 	var lr *learning
 	for _, l := range lanes {
-		if l.srv != srv || !strings.HasPrefix(r.RequestURI, l.prefix) || l.off.Load() ||
+		if l.srv != srv || !strings.HasPrefix(r.RequestURI, l.prefix) || l.off.Load() || l.shut.Load() ||
 			l.notes.has(r.Host, r.RequestURI) {
 			continue
 		}
