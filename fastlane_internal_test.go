@@ -47,12 +47,18 @@ func TestFastLaneServerCall(t *testing.T) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		must(t, err)
 		cl := &callerListener{Listener: ln}
-		srv := &http.Server{Handler: http.NotFoundHandler()}
+		accepted := make(chan struct{}, 1)
+		srv := &http.Server{Handler: http.NotFoundHandler(), ConnState: func(_ net.Conn, st http.ConnState) {
+			if st == http.StateNew {
+				accepted <- struct{}{}
+			}
+		}}
 		served := make(chan struct{})
 		go func() { srv.Serve(cl); close(served) }()
 		// Serve tracks the listener before its first Accept: wait for one.
 		c, err := net.Dial("tcp", ln.Addr().String())
 		must(t, err)
+		<-accepted
 		c.Close()
 		tc.end(srv)
 		<-served
