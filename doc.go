@@ -63,8 +63,10 @@
 // The handler behaves like http.FileServer where the standard library is
 // right (index.html for directories, canonical redirects, Content-Type from
 // the extension or sniffed, ranges, conditional requests, HEAD, the "404
-// page not found" body) and is stricter where it is not: only GET and HEAD
-// are served (405 otherwise); names resolve through os.Root, so nothing
+// page not found" body) and is stricter where it is not: an extension's type
+// comes from jaws's own table of the web's types before the host's, so it is
+// the same on every host (Options.ContentTypes); only GET and HEAD are
+// served (405 otherwise); names resolve through os.Root, so nothing
 // outside the root is ever read, and symlinks are followed only while they
 // stay inside it; dotfiles are 404 (except /.well-known/), as are FIFOs,
 // devices and directories without index.html; ETags are strong;

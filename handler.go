@@ -90,6 +90,9 @@ func newHandler(opts Options, open func(*sweeper) (source, error)) (*Handler, er
 	if _, err := parseVersionedNames(opts.Compression.VersionedNames); err != nil {
 		return nil, err
 	}
+	if opts.ContentTypes, err = parseContentTypes(opts.ContentTypes); err != nil {
+		return nil, err
+	}
 	c, err := newCache(opts.CacheMaxBytes, int64(opts.CacheMaxFiles), opts.Revalidate)
 	if err != nil {
 		return nil, err
@@ -116,7 +119,7 @@ func newHandler(opts Options, open func(*sweeper) (source, error)) (*Handler, er
 // head, for the layers above the store: its HTTP representation, and the
 // codings it can be served in.
 func (h *Handler) describe(e *entry, name string, head []byte) {
-	represent(e, head)
+	represent(e, head, h.opts.ContentTypes)
 	h.variants.describe(e, name)
 }
 

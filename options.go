@@ -96,6 +96,26 @@ type Options struct {
 	// version's bytes under another's ETag.
 	Revalidate time.Duration
 
+	// ContentTypes sets the Content-Type of files by extension, over jaws's
+	// own table: {".md": "text/markdown; charset=utf-8"}, say. A key is an
+	// extension as path.Ext returns it, its dot included (".webm"), in any
+	// case; a value is sent as it is, so a text type needs its
+	// "; charset=utf-8" here. New returns an error for a key that is no
+	// extension, a value that is no media type (mime.ParseMediaType), and
+	// one extension given twice in different cases with different values.
+	// The map is copied: changing it later does not reach the Handler.
+	// nil means no overrides.
+	//
+	// An extension with no entry here takes its type from jaws's table of
+	// the web's types (scripts, styles, JSON and source maps, manifests,
+	// WASM, fonts, images, audio, video, documents), generated from the
+	// mime-db dataset (internal/webtypes), so it is the same on every
+	// host; then from the host's tables (mime.TypeByExtension); a file with
+	// no known extension has its type sniffed from its first 512 bytes
+	// (http.DetectContentType). So mime.AddExtensionType no longer reaches
+	// jaws for an extension the table has: set it here instead.
+	ContentTypes map[string]string
+
 	// NotFound answers the requests the handler has nothing for (missing or
 	// hidden names, directories without index page or listing), for example
 	// with a custom page or an SPA's index.html. nil means a plain-text 404,

@@ -1,11 +1,16 @@
 package jaws
 
 import (
+	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 	"path"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/jaws-go/jaws/internal/webtypes"
 )
 
 // representation is what the handler makes of an entry when it is built:
@@ -51,14 +56,15 @@ var hdrAcceptRanges = []string{"bytes"}
 var hdrEncoding = [numCodings][]string{nil, {"br"}, {"zstd"}, {"gzip"}, {"dcz"}}
 
 // represent makes the representation of e, a file's own entry or a
-// sibling's, whose first bytes are head. Its ETag is its content's when its
+// sibling's, whose first bytes are head; types are Options.ContentTypes, as
+// parseContentTypes keyed them. Its ETag is its content's when its
 // bytes were read or a digest sibling gave their hash: replicas agree
 // whatever their mtimes. Else it is made of the size and the mtime (see
 // metaETag), and a file with no mtime has none: the size alone would name
 // every version alike, and http.FileServer sends none either.
-func represent(e *entry, head []byte) {
+func represent(e *entry, head []byte, types map[string]string) {
 	etag, digest := validators(e)
-	e.rep.pack(etag, digest, contentType(e.file, head), e)
+	e.rep.pack(etag, digest, contentType(e.file, head, types), e)
 }
 
 // representVariant makes the representation of v, a variant of orig in
@@ -120,11 +126,67 @@ func (r *representation) pack(etag, digest, ctype string, e *entry) {
 	r.hdrLastModified = value(lastMod)
 }
 
-// contentType is the type by extension, else sniffed from the first bytes,
-// as http.ServeContent decides it.
-func contentType(name string, head []byte) string {
-	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
+// contentType is the type of the file name whose first bytes are head: by
+// its extension, in any case, from types (Options.ContentTypes), then from
+// the web's table, which is the same on every host, then from the host's
+// tables; else sniffed, as http.ServeContent does.
+func contentType(name string, head []byte, types map[string]string) string {
+	ext := strings.ToLower(path.Ext(name))
+	if t, ok := types[ext]; ok {
+		return t
+	}
+	if t := webtypes.ByExtension(ext); t != "" {
+		return t
+	}
+	if t := mime.TypeByExtension(ext); t != "" {
 		return t
 	}
 	return http.DetectContentType(head)
+}
+
+// parseContentTypes checks Options.ContentTypes and returns a copy keyed by
+// lower-case extension, so that later changes to the caller's map do not
+// reach the handler; nil for none.
+func parseContentTypes(m map[string]string) (map[string]string, error) {
+	if len(m) == 0 {
+		return nil, nil
+	}
+	types := make(map[string]string, len(m))
+	for ext, typ := range m {
+		if !isExtension(ext) {
+			return nil, fmt.Errorf("jaws: ContentTypes key %q is not an extension such as \".webm\"", ext)
+		}
+		if err := checkContentType(typ); err != nil {
+			return nil, fmt.Errorf("jaws: ContentTypes[%q] = %q: %v", ext, typ, err)
+		}
+		low := strings.ToLower(ext)
+		if prev, ok := types[low]; ok && prev != typ {
+			return nil, fmt.Errorf("jaws: ContentTypes has %q twice, as %q and %q", low, prev, typ)
+		}
+		types[low] = typ
+	}
+	return types, nil
+}
+
+// isExtension reports whether ext is what path.Ext can return for a name
+// that has an extension: a dot, then at least one byte, no dot or slash.
+func isExtension(ext string) bool {
+	return len(ext) > 1 && ext[0] == '.' && !strings.ContainsAny(ext[1:], "./")
+}
+
+// checkContentType reports why typ is not a Content-Type value: not a
+// media type with a subtype (RFC 9110 §8.3.1), or a control byte, which
+// must not reach a header.
+func checkContentType(typ string) error {
+	if strings.ContainsFunc(typ, func(r rune) bool { return (r < ' ' && r != '\t') || r == 0x7f }) {
+		return errors.New("a control character")
+	}
+	mt, _, err := mime.ParseMediaType(typ)
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(mt, "/") {
+		return errors.New("no subtype")
+	}
+	return nil
 }

@@ -2,8 +2,10 @@ package jaws_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"testing"
+	"testing/fstest"
 
 	"github.com/jaws-go/jaws"
 	"github.com/jaws-go/jaws/internal/testsite"
@@ -74,4 +76,52 @@ func repeatJS(n int) string {
 		b = append(b, " = 1;\n"...)
 	}
 	return string(b)
+}
+
+// TestContentTypesOption: Options.ContentTypes sets the type of an
+// extension for New and NewFS, in any case, over jaws's table; the caller's
+// map is copied; a bad entry is New's error.
+func TestContentTypesOption(t *testing.T) {
+	t.Parallel()
+	types := map[string]string{".WEBM": "audio/webm", ".md": "text/markdown; charset=utf-8"}
+	site := testsite.New(t).
+		File("clip.webm", []byte("not really a clip")).
+		File("README.MD", []byte("# jaws")).
+		File("font.otf", []byte("OTTO"))
+	fsys := fstest.MapFS{
+		"clip.webm": {Data: []byte("not really a clip")},
+		"README.MD": {Data: []byte("# jaws")},
+		"font.otf":  {Data: []byte("OTTO")},
+	}
+	fromDir := newHandler(t, site.Root, jaws.Options{ContentTypes: types})
+	fromFS, err := jaws.NewFS(fsys, jaws.Options{ContentTypes: types})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fromFS.Close() })
+	// Changed after New: the handlers keep what they were given.
+	types[".otf"] = "text/plain"
+	types[".md"] = "text/plain"
+	for name, h := range map[string]*jaws.Handler{"New": fromDir, "NewFS": fromFS} {
+		for path, want := range map[string]string{
+			"/clip.webm": "audio/webm",
+			"/README.MD": "text/markdown; charset=utf-8",
+			"/font.otf":  "font/otf",
+		} {
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+			if got := w.Header().Get("Content-Type"); w.Code != 200 || got != want {
+				t.Errorf("%s: GET %s: %d %q, want 200 %q", name, path, w.Code, got, want)
+			}
+		}
+	}
+	bad := jaws.Options{ContentTypes: map[string]string{"webm": "video/webm"}}
+	if h, err := jaws.New(site.Root, bad); err == nil {
+		h.Close()
+		t.Error("New accepted a key with no dot")
+	}
+	if h, err := jaws.NewFS(fsys, jaws.Options{ContentTypes: map[string]string{".webm": "video"}}); err == nil {
+		h.Close()
+		t.Error("NewFS accepted a type with no subtype")
+	}
 }

@@ -48,7 +48,6 @@ import (
 	"io/fs"
 	"log"
 	"log/slog"
-	"mime"
 	"net"
 	"net/http"
 	"os"
@@ -73,13 +72,6 @@ var site embed.FS
 
 // demoSite is what the startup line calls the built-in site.
 const demoSite = "the built-in demo site"
-
-func init() {
-	// Go's mime package reads the system's tables, and with
-	// shared-mime-info installed (as with most desktop and browser
-	// packages) ".webm" comes out as audio/webm. The demo's clip is video.
-	mime.AddExtensionType(".webm", "video/webm")
-}
 
 const (
 	defaultAddr     = "127.0.0.1:8080"

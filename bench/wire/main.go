@@ -29,7 +29,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"mime"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -44,11 +43,6 @@ import (
 	"github.com/jaws-go/jaws/internal/decode"
 	"github.com/jaws-go/jaws/internal/sitefiles"
 )
-
-func init() {
-	// As the example does: the system's tables may call .webm audio.
-	mime.AddExtensionType(".webm", "video/webm")
-}
 
 func main() {
 	root := flag.String("root", "example/site", "directory to serve")
