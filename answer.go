@@ -2,8 +2,12 @@ package jaws
 
 import (
 	"net/http"
+	"net/textproto"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/jaws-go/jaws/internal/httprule"
 )
 
 // Answering for one regular file, once it is found: its validators and the
@@ -79,6 +83,14 @@ func (h *Handler) preconditions(w http.ResponseWriter, r *http.Request, e *entry
 	return useRange, false
 }
 
+// asksRange reports whether r is a GET with a Range of bytes: it is
+// answered from the file itself, never a variant in a content coding
+// (serveFound). Other units are ignored, and so is a Range on HEAD.
+func asksRange(r *http.Request) bool {
+	unit, _, ok := strings.Cut(first(r.Header, "Range"), "=")
+	return ok && r.Method == http.MethodGet && httprule.EqualFold(textproto.TrimString(unit), "bytes")
+}
+
 // plan lays out the response for e (RFC 9110 §14: the range, if one is to be
 // honoured, or several as multipart/byteranges) and sets its headers,
 // answering a 416 itself (ok false).
@@ -92,15 +104,8 @@ func (h *Handler) plan(w http.ResponseWriter, r *http.Request, e *entry, useRang
 		rangeHdr = first(r.Header, "Range")
 	}
 	maxRanges := h.opts.MaxRanges
-	switch {
-	case e.body == nil && !e.seekable:
+	if e.body == nil && !e.seekable {
 		maxRanges = -1 // a file that can only be read from its start: all of it
-	case e.coding != identity && maxRanges > 1:
-		// Content-Encoding would label the whole multipart/byteranges
-		// body, which is not encoded; clients fail to decode it. One range
-		// of the encoded bytes is fine; several get the whole variant
-		// (RFC 9110 §14.2 lets a server ignore a Range).
-		maxRanges = 1
 	}
 	resp := planResponse(rangeHdr, size, ctype, maxRanges)
 	if resp.status == http.StatusRequestedRangeNotSatisfiable {

@@ -9,9 +9,11 @@ import "io/fs"
 // A file's variants are negotiated with the request's Accept-Encoding
 // (q-values, "*", "identity;q=0"; no Accept-Encoding means no coding). Each
 // variant is a representation of its own, with its own strong ETag and
-// Content-Length, ranges counted in its encoded bytes, and "Vary:
-// Accept-Encoding" on every response for a path that has variants, 304s
-// and uncompressed answers included, so shared caches keep them apart.
+// Content-Length, and "Vary: Accept-Encoding" on every response for a
+// path that has variants, 304s and uncompressed answers included, so
+// shared caches keep them apart. A GET with a Range of bytes is answered
+// from the file itself, whatever Accept-Encoding says, so that a client
+// resuming a download from its decoded size gets the bytes that follow.
 // Versioned assets also serve as compression dictionaries for their next
 // versions (see DisableDictionaries).
 type Compression struct {

@@ -667,23 +667,16 @@ func TestDictionaryValidators(t *testing.T) {
 			})
 		}
 	}
+	// A range is of the file, whatever the client holds: its If-Range
+	// holds for the file's own ETag only.
 	dczReq := requests["dcz"]
 	w := testsite.Serve(srv, "GET", "/"+rel.curName, append(slices.Clone(dczReq), "Range", "bytes=4-9")...)
-	if w.Code != 206 || w.Header().Get("Content-Encoding") != "dcz" || !bytes.Equal(w.Body.Bytes(), dczBody[4:10]) ||
-		w.Header().Get("Content-Range") != fmt.Sprintf("bytes 4-9/%d", len(dczBody)) {
-		t.Errorf("a range of dcz: %d, Content-Encoding %q, Content-Range %q", w.Code, w.Header().Get("Content-Encoding"), w.Header().Get("Content-Range"))
-	}
-	w = testsite.Serve(srv, "GET", "/"+rel.curName, append(slices.Clone(dczReq), "Range", "bytes=0-1,5-6")...)
-	if w.Code != 200 || !bytes.Equal(w.Body.Bytes(), dczBody) {
-		t.Errorf("two ranges of dcz: %d with %d bytes, want 200 and the whole variant", w.Code, w.Body.Len())
+	if w.Code != 206 || w.Header().Get("Content-Encoding") != "" || !bytes.Equal(w.Body.Bytes(), rel.cur[4:10]) {
+		t.Errorf("a range asked for with a dictionary: %d, Content-Encoding %q; want the file's bytes", w.Code, w.Header().Get("Content-Encoding"))
 	}
 	w = testsite.Serve(srv, "GET", "/"+rel.curName, append(slices.Clone(dczReq), "Range", "bytes=0-1", "If-Range", etags["dcz"])...)
-	if w.Code != 206 {
-		t.Errorf("If-Range of the dcz ETag: %d, want 206", w.Code)
-	}
-	w = testsite.Serve(srv, "GET", "/"+rel.curName, append(slices.Clone(dczReq), "Range", "bytes=0-1", "If-Range", etags["br"])...)
-	if w.Code != 200 || w.Header().Get("Content-Encoding") != "dcz" {
-		t.Errorf("If-Range of the br ETag: %d %q, want 200 dcz", w.Code, w.Header().Get("Content-Encoding"))
+	if w.Code != 200 || w.Header().Get("Content-Encoding") != "" {
+		t.Errorf("If-Range of the dcz ETag: %d %q, want 200 of the file", w.Code, w.Header().Get("Content-Encoding"))
 	}
 }
 

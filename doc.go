@@ -108,9 +108,10 @@
 // the file ("app.js.br", "app.js.zst", "app.js.gz", not older than "app.js"
 // and checked to hold its bytes), and otherwise, for compressible types of
 // 1 KiB to 1 MiB, the file compressed on the first request for that coding
-// and kept in the cache, so later requests cost no compression. Each variant has its own
-// strong ETag and Content-Length, ranges count its encoded bytes, and every
-// response for such a file carries "Vary: Accept-Encoding". Large siblings
+// and kept in the cache, so later requests cost no compression. Each
+// variant has its own strong ETag and Content-Length, a range is always a
+// range of the file itself, and every response for such a file carries
+// "Vary: Accept-Encoding". Large siblings
 // still go zero-copy. In front of jaws, no compressor is needed. Behind
 // other middleware, who encodes a text file a browser asks for:
 //

@@ -342,9 +342,14 @@ func (h *Handler) serveFound(w http.ResponseWriter, r *http.Request, f *found) u
 	if !outerEncoded && h.variants.has(f.t.e) && !outerNegotiates(w) {
 		d = h.variants.dictFor(w.Header(), r, f.t.e, f.hashed)
 		h.variants.addVary(w.Header(), &d)
-		if v, ok := h.variants.choose(r, f.name, f.t.e, f.need, &d); ok {
-			f.t.close()
-			f.t = v
+		// A range is a range of the file, whatever the client accepts:
+		// one resuming a download from its decoded size gets the bytes
+		// that follow it.
+		if !asksRange(r) {
+			if v, ok := h.variants.choose(r, f.name, f.t.e, f.need, &d); ok {
+				f.t.close()
+				f.t = v
+			}
 		}
 	}
 	if f.need != f.lookupNeed && !h.store.holdsVersion(&f.t) {
