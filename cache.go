@@ -203,6 +203,9 @@ func (c *cache) put(name string, e *entry) {
 // however often it is called: by ristretto when e leaves the cache, and by
 // sweep before that.
 func (c *cache) release(e *entry) {
+	if e != nil && e.release != nil {
+		e.release()
+	}
 	if e == nil || e.sf == nil {
 		return
 	}

@@ -19,6 +19,8 @@ import (
 // counts what it compresses and serves encoded.
 type variants struct {
 	store                 *store
+	types                 map[string]string // Options.ContentTypes, for compressed-only files
+	spills                spills            // their identities too large for memory (codedonly.go)
 	cfg                   Compression
 	codings               []coding  // cfg.Encodings, in the server's order
 	set                   codingSet // the same as a set
@@ -28,8 +30,9 @@ type variants struct {
 	dict                  dictionaries // compression dictionaries (dictionary.go)
 }
 
-func newVariants(s *store, cfg Compression, codings []coding, logger *log.Logger) *variants {
-	v := &variants{store: s, cfg: cfg, codings: codings, set: setOf(codings...),
+func newVariants(s *store, cfg Compression, codings []coding, types map[string]string, logger *log.Logger) *variants {
+	v := &variants{store: s, cfg: cfg, codings: codings, set: setOf(codings...), types: types,
+		spills:  spills{dir: cfg.SpillDir, max: cfg.SpillMaxBytes},
 		encoder: newEncoder(cfg.Level, max(1, runtime.GOMAXPROCS(0)/2)), log: logger}
 	v.dict.init(cfg)
 	return v
@@ -46,6 +49,7 @@ type variantState struct {
 	checks         atomic.Pointer[siblingChecks] // its siblings' bytes, checked against its own (siblingcheck.go)
 	vstart, vend   int32                         // file[vstart:vend] is the version in a versioned name (dictionary.go)
 	dict           atomic.Pointer[dictState]     // what its dictionaries learnt, made when first needed (dictionary.go)
+	only           *onlyState                    // a compressed-only file's (codedonly.go); nil for a file's own entry
 }
 
 // cost is what the state keeps alive, for the cache's accounting.
@@ -64,7 +68,7 @@ func (v *variants) describe(e *entry, name string) {
 	vs := &e.vary
 	if !v.cfg.DisablePrecompressed {
 		for _, c := range v.codings {
-			info, err := v.store.siblingInfo(e, c)
+			info, err := v.store.siblingInfo(v.siblingFile(e, c))
 			switch {
 			case err != nil || !info.Mode().IsRegular():
 			case info.ModTime().Before(e.info.ModTime()):
@@ -88,6 +92,15 @@ func (v *variants) describe(e *entry, name string) {
 	if vs.compressible {
 		vs.vstart, vs.vend = v.dict.versionIn(e.file)
 	}
+}
+
+// siblingFile is the name of e's sibling in c: next to e's file, or for a
+// compressed-only file next to its plain name.
+func (v *variants) siblingFile(e *entry, c coding) string {
+	if o := e.vary.only; o != nil {
+		return o.name + codingExts[c]
+	}
+	return e.file + codingExts[c]
 }
 
 // has reports whether e may be served in some coding, so responses for it
@@ -135,7 +148,7 @@ func (v *variants) resolve(r *http.Request, name string, e *entry, need fdNeed, 
 	}
 	key := e.vary.keys[c]
 	if siblings.has(c) {
-		t, err := v.store.sibling(key, e, c, need, func(sib *entry) { representVariant(sib, e) })
+		t, err := v.store.sibling(key, v.siblingFile(e, c), e, c, need, func(sib *entry) { representVariant(sib, e) })
 		if err == nil && v.siblingCurrent(e, t.e, c) {
 			return t, true
 		}

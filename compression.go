@@ -167,6 +167,39 @@ type Compression struct {
 	// means none: only the files served are dictionaries.
 	Dictionaries []fs.FS
 
+	// DecodeMaxSize bounds, in bytes, the file jaws decodes from a
+	// compressed-only file's sibling for a client that takes none of the
+	// codings it is stored in. A compressed-only file is one shipped only
+	// as siblings ("app.js.br", "app.js.gz", no "app.js"): a client that
+	// accepts a sibling's coding gets its bytes as they are; any other gets
+	// the file decoded (its identity), made once per version of the newest
+	// sibling. A file that decodes to more than this, or to more than
+	// DecodeMaxRatio times its sibling's size (a decompression bomb), is
+	// refused (406 Not Acceptable) and logged once; zstd's window is held to
+	// RFC 9659's 8 MiB. 0 means the default, 256 MiB.
+	DecodeMaxSize int64
+
+	// DecodeMaxRatio bounds a compressed-only file's identity to this many
+	// times its sibling's size, plus 64 KiB: web text compresses 3 to 20
+	// times, a decompression bomb thousands. 0 means the default, 200.
+	DecodeMaxRatio int
+
+	// SpillDir is where a compressed-only file's identity goes when it is
+	// larger than CacheMaxFileSize: a file decoded once per version,
+	// unlinked as soon as it is written (nothing is left behind, even after
+	// a crash) and kept open while the cache keeps the file, from where it
+	// is served as any file from disk is (ranges, zero-copy). "" means
+	// os.TempDir(). Smaller identities are held in memory.
+	SpillDir string
+
+	// SpillMaxBytes bounds the disk the spill files take, in bytes, in all.
+	// A request whose identity would take it past this gets 503 Service
+	// Unavailable with Retry-After, until files leave the cache. 0 means
+	// the default, 1 GiB; negative means no spill files: a client that
+	// takes no stored coding gets 406 for a compressed-only file larger
+	// than CacheMaxFileSize.
+	SpillMaxBytes int64
+
 	// VersionedNames marks more names as versioned, for builds whose
 	// version is not a hash in the last element: slash-separated patterns
 	// relative to the root, each with one "*" standing for the version
@@ -190,6 +223,9 @@ const (
 const (
 	defaultCompressMinSize = 1 << 10
 	defaultCompressMaxSize = 1 << 20
+	defaultDecodeMaxSize   = 256 << 20
+	defaultDecodeMaxRatio  = 200
+	defaultSpillMaxBytes   = 1 << 30
 
 	// zstdWindow is the largest window an HTTP zstd decoder must support
 	// (RFC 9659 §3); zstd's own default can be larger.

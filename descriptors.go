@@ -1,6 +1,9 @@
 package jaws
 
-import "io/fs"
+import (
+	"errors"
+	"io/fs"
+)
 
 // Which descriptor a request reads. A body in memory needs none; a zero-copy
 // transfer reads the entry's shared descriptor at explicit offsets; the
@@ -57,7 +60,7 @@ const (
 // descriptor's stat, which costs nothing more.
 func (s *store) confirmFor(e *entry, need fdNeed) (target, bool) {
 	t := target{e: e}
-	if e.body != nil || need == fdNone {
+	if e.body != nil || need == fdNone || e.index {
 		return t, s.confirm(e) // nothing read yet: see holdsVersion
 	}
 	switch {
@@ -132,6 +135,9 @@ func (s *store) own(t *target) error {
 			return nil
 		}
 	}
+	if t.e.spilled {
+		return errNotOwned // only the shared descriptor reads a spill file
+	}
 	f, err := s.openConfirmed(t.e)
 	if err != nil {
 		return err
@@ -165,6 +171,9 @@ func (s *store) openConfirmed(e *entry) (fs.File, error) {
 	f, info, at, err := s.src.openIn(e.tree, e.file)
 	return keepIfVersion(e, f, info, at, err)
 }
+
+// errNotOwned: the entry's bytes are read from its shared descriptor only.
+var errNotOwned = errors.New("jaws: no descriptor of the request's own")
 
 // keepIfVersion returns f, just opened in tree at, if it is e's version in
 // e's tree, and closes it otherwise.

@@ -31,10 +31,21 @@ type entry struct {
 	sf       *sharedFile // for a file sent from disk: its descriptor, shared by zero-copy transfers
 	seekable bool        // a file sent from its source can be read at an offset: ranges work
 	digest   bool        // sum came from a digest sibling, not from the bytes
-	checked  atomic.Int64
-	sum      atomic.Pointer[[sha256.Size]byte] // the SHA-256 of the bytes, once known (see HashName)
-	from     *[sha256.Size]byte                // a variant's: the sum of the bytes it was made from, if known
-	hashing  sync.Mutex                        // held while the bytes are read for sum
+	// index: the entry of a compressed-only file (codedonly.go), which has
+	// no bytes of its own: its variants serve it, the identity included.
+	// Its file is its primary sibling's.
+	index bool
+	// spilled: a compressed-only file's identity, decoded to a spill file,
+	// whose descriptor is sf and is not the source's: nothing opens it
+	// again, and it is never taken for a deleted file.
+	spilled bool
+	// release, if set, lets go of what the entry holds beyond its shared
+	// descriptor, when it leaves the cache: a spill file.
+	release func()
+	checked atomic.Int64
+	sum     atomic.Pointer[[sha256.Size]byte] // the SHA-256 of the bytes, once known (see HashName)
+	from    *[sha256.Size]byte                // a variant's: the sum of the bytes it was made from, if known
+	hashing sync.Mutex                        // held while the bytes are read for sum
 
 	rep  representation // the handler's (represent.go)
 	vary variantState   // the content codings' (compress.go)

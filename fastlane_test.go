@@ -73,11 +73,17 @@ func newLaneSite(t *testing.T, opts jaws.Options) *laneSite {
 		newBuild:          script(2),
 		"empty.txt":       {},
 	}}
-	var br bytes.Buffer
-	w := brotli.NewWriterLevel(&br, 5)
-	w.Write(s.files["style.css"])
-	w.Close()
-	s.files["style.css.br"] = br.Bytes()
+	brotliOf := func(b []byte) []byte {
+		var br bytes.Buffer
+		w := brotli.NewWriterLevel(&br, 5)
+		w.Write(b)
+		w.Close()
+		return br.Bytes()
+	}
+	s.files["style.css.br"] = brotliOf(s.files["style.css"])
+	// A file shipped compressed only, small and past memory.
+	s.files["only.js.br"] = brotliOf(script(3))
+	s.files["bigonly.js.br"] = brotliOf(bytes.Repeat(script(4), 8))
 	mtime := time.Now().Add(-time.Hour).Truncate(time.Second)
 	for name, data := range s.files {
 		s.site.FileAt(name, data, mtime) // siblings no older than their files
@@ -90,6 +96,9 @@ func newLaneSite(t *testing.T, opts jaws.Options) *laneSite {
 			w.Header().Add("Vary", "X-Lane-Test")
 			h.ServeHTTP(w, r)
 		}))
+	}
+	if opts.Compression.SpillDir == "" {
+		opts.Compression.SpillDir = t.TempDir()
 	}
 	start := func(lane bool) (*httptest.Server, *jaws.Handler) {
 		h := newHandler(t, s.site.Root, opts)
@@ -270,6 +279,11 @@ func TestFastLaneSameAnswer(t *testing.T) {
 		{"versioned: cors dictionary refused", "/" + newBuild, "Accept-Encoding: br, zstd, dcz\r\nAvailable-Dictionary: " +
 			dictionary(s.files[oldBuild]) + "\r\nSec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: no-cors\r\n", ""},
 		{"fields ignored", "/small.txt", "User-Agent: x\r\nCookie: a=b\r\nAccept: */*\r\n", ""},
+		{"compressed only: stored", "/only.js", "Accept-Encoding: br\r\n", ""},
+		{"compressed only: decoded", "/only.js", "", ""},
+		{"compressed only: range", "/only.js", "Accept-Encoding: br\r\nRange: bytes=10-20\r\n", ""},
+		{"compressed only: decoded, spilled", "/bigonly.js", "", ""},
+		{"compressed only: range, spilled", "/bigonly.js", "Range: bytes=100000-\r\n", ""},
 	}
 	learnt := map[string]bool{}
 	for _, tc := range tests {

@@ -72,7 +72,7 @@ func (s *fsSource) fresh(e *fileRef, body []byte, _ func() int64) bool {
 		testHookConfirmStat(e.file)
 	}
 	info, err := fs.Stat(s.fsys, e.file)
-	if err != nil || !e.matches(info) {
+	if err != nil || !e.matches(info) || !e.alsoHold(s.stat) {
 		return false
 	}
 	if isZeroTime(info.ModTime()) && body != nil {

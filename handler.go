@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"path"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -111,7 +112,7 @@ func newHandler(opts Options, open func(*sweeper) (source, error)) (*Handler, er
 		sharedMin = 0
 	}
 	h.store = newStore(src, c, memoryMax(opts), sharedMin, opts.ErrorLog, sw, h.describe)
-	h.variants = newVariants(h.store, opts.Compression, codings, opts.ErrorLog)
+	h.variants = newVariants(h.store, opts.Compression, codings, opts.ContentTypes, opts.ErrorLog)
 	return h, nil
 }
 
@@ -328,6 +329,17 @@ func (h *Handler) find(w http.ResponseWriter, r *http.Request, name string) (fou
 		return f, nil
 	}
 	t, err := h.store.lookup(name, f.lookupNeed)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// No file: a compressed-only one, maybe (codedonly.go).
+		t, err = h.variants.onlyCoded(name, name, false)
+	case err == nil && t.listing():
+		// A directory without index page: a compressed-only one, maybe.
+		if it, ierr := h.variants.onlyCoded(name, path.Join(name, indexPage), true); ierr == nil {
+			t.close()
+			t = it
+		}
+	}
 	f.t, f.name = t, name
 	return f, err
 }
@@ -351,6 +363,18 @@ func (h *Handler) serveFound(w http.ResponseWriter, r *http.Request, f *found) u
 				f.t = v
 			}
 		}
+	}
+	if f.t.e.index {
+		// A compressed-only file's identity: no coding chosen, or a range,
+		// or a handler in front that encodes (codedonly.go).
+		v, err := h.variants.identityOf(r.Context(), f.t.e)
+		if err != nil {
+			h.fail(w, err)
+			return unsent{}
+		}
+		f.t.close()
+		f.t = v
+		f.lookupNeed = fdNone
 	}
 	if f.need != f.lookupNeed && !h.store.holdsVersion(&f.t) {
 		// The file itself after all, changed in a way the lookup's

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"io/fs"
 	"path"
@@ -46,13 +47,18 @@ func (s *store) requestHash(ctx context.Context, e *entry, budget *int64) (*[sha
 		return sum, true
 	}
 	size := e.info.Size()
-	if size > *budget {
+	if e.index || size > *budget {
 		return nil, false
 	}
 	*budget -= size
 	sum, err := s.readHash(ctx, e)
 	return sum, err == nil
 }
+
+// errCompressedOnly: HashName of a compressed-only file larger than the
+// first bytes its entry decodes, whose content hash jaws does not know
+// without decoding it whole.
+var errCompressedOnly = errors.New("jaws: HashName of a large compressed-only file")
 
 // hash returns the SHA-256 of e's bytes for HashName, reading the file when
 // the hash is not known. That of a file too large for requests to hash,
@@ -61,6 +67,9 @@ func (s *store) requestHash(ctx context.Context, e *entry, budget *int64) (*[sha
 // and its entry built again.
 func (s *store) hash(e *entry) (*[sha256.Size]byte, error) {
 	sum := s.knownHash(e)
+	if sum == nil && e.index {
+		return nil, errCompressedOnly
+	}
 	if sum == nil {
 		var err error
 		if sum, err = s.readHash(context.Background(), e); err != nil {

@@ -4,6 +4,7 @@ import (
 	"log"
 	"log/slog"
 	"net/http"
+	"os"
 	"time"
 )
 
@@ -220,6 +221,18 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Compression.MaxSize == 0 {
 		o.Compression.MaxSize = defaultCompressMaxSize
+	}
+	if o.Compression.DecodeMaxSize == 0 {
+		o.Compression.DecodeMaxSize = defaultDecodeMaxSize
+	}
+	if o.Compression.DecodeMaxRatio == 0 {
+		o.Compression.DecodeMaxRatio = defaultDecodeMaxRatio
+	}
+	if o.Compression.SpillDir == "" {
+		o.Compression.SpillDir = os.TempDir()
+	}
+	if o.Compression.SpillMaxBytes == 0 {
+		o.Compression.SpillMaxBytes = defaultSpillMaxBytes
 	}
 	if o.ErrorLog == nil {
 		o.ErrorLog = log.Default()

@@ -120,8 +120,12 @@ func errorStatus(err error) int {
 	case errors.Is(err, os.ErrClosed), errors.Is(err, errChanged),
 		errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
 		return 503
-	case errors.Is(err, syscall.EIO), errors.Is(err, syscall.ENOMEM):
+	case errors.Is(err, syscall.EIO), errors.Is(err, syscall.ENOMEM), errors.Is(err, errCorrupt):
 		return 500
+	case errors.Is(err, errSpillFull):
+		return 503
+	case notAcceptable(err):
+		return 406
 	}
 	return 404
 }

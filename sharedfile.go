@@ -18,6 +18,7 @@ type sharedFile struct {
 	refs   int
 	cached atomic.Bool // the cache's reference is not released yet
 	leased atomic.Bool // one fallback transfer holds the descriptor's offset
+	done   func()      // called once the descriptor is closed; nil for none
 }
 
 // newSharedFile returns f with two references: the cache's, released by
@@ -57,6 +58,9 @@ func (s *sharedFile) release() {
 	s.mu.Unlock()
 	if last {
 		s.f.Close()
+		if s.done != nil {
+			s.done()
+		}
 	}
 }
 

@@ -117,7 +117,7 @@ func (v *variants) relook(e *entry, p *siblingChecks, c coding, now int64) bool 
 	if v.store.immutable() || now-last < int64(staleRelook) || !p.looked[c].CompareAndSwap(last, now) {
 		return false
 	}
-	info, err := v.store.siblingInfo(e, c)
+	info, err := v.store.siblingInfo(v.siblingFile(e, c))
 	if err != nil || !info.Mode().IsRegular() || p.last[c].Load().of(info, versionOf(info)) {
 		return false
 	}
@@ -131,6 +131,9 @@ func (v *variants) relook(e *entry, p *siblingChecks, c coding, now int64) bool 
 // sibling is logged and remembered. One that could not be read (the file
 // changed meanwhile) is not served, and checked again by the next request.
 func (v *variants) siblingCurrent(orig, sib *entry, c coding) bool {
+	if o := orig.vary.only; o != nil && c == o.primary {
+		return true // a compressed-only file's primary is what the others are checked against
+	}
 	if p := orig.vary.checks.Load(); p != nil {
 		if r := p.last[c].Load(); r.of(sib.info, sib.ver) {
 			return r.ok
@@ -164,7 +167,11 @@ func (v *variants) siblingCurrent(orig, sib *entry, c coding) bool {
 func (v *variants) checkSibling(orig, sib *entry, c coding) (stale, err error) {
 	size := orig.info.Size()
 	want, whole := orig.body, true
-	if want == nil {
+	if o := orig.vary.only; o != nil {
+		// A compressed-only file: its primary's first bytes decoded.
+		want, whole = o.prefix, o.whole
+		size = int64(len(want))
+	} else if want == nil {
 		f, err := v.store.openVersion(orig)
 		if err != nil {
 			return nil, err
@@ -201,7 +208,7 @@ func (v *variants) checkSibling(orig, sib *entry, c coding) (stale, err error) {
 		}
 	}()
 	sibSize := sib.size()
-	if !whole {
+	if !whole && orig.vary.only == nil {
 		// The size it records: zstd's in its first bytes, gzip's in its last.
 		var b []byte
 		var off int64

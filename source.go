@@ -58,6 +58,40 @@ type fileRef struct {
 	// When its bytes began to be read (mono): a write reported from then
 	// on may have changed them, whatever a stat says (watcher.writtenSince).
 	readAt int64
+	// also are other names of the file's directory whose state the entry
+	// stands on: a name that must still be missing, or a file still at its
+	// version. A compressed-only file stands on its plain name being
+	// missing and on its other siblings (codedonly.go). Events in the
+	// directory vouch for them as for the file; a look by stat looks at
+	// each of them too.
+	also []alsoRef
+}
+
+// alsoRef is a name a fileRef stands on: missing (absent), or at ver.
+type alsoRef struct {
+	name   string
+	absent bool
+	info   fs.FileInfo
+	ver    version
+}
+
+// holds reports whether a is still as the entry found it, by stat.
+func (a *alsoRef) holds(stat func(string) (fs.FileInfo, error)) bool {
+	info, err := stat(a.name)
+	if a.absent {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	return err == nil && sameFile(a.info, info) && versionOf(info) == a.ver
+}
+
+// alsoHold reports whether every name ref stands on is as it was.
+func (ref *fileRef) alsoHold(stat func(string) (fs.FileInfo, error)) bool {
+	for i := range ref.also {
+		if !ref.also[i].holds(stat) {
+			return false
+		}
+	}
+	return true
 }
 
 // matches reports whether ref still describes the file info was read from:
@@ -265,6 +299,7 @@ func (d *dirSource) fresh(e *fileRef, _ []byte, clock func() int64) bool {
 		info, err := t.linkRoot.stat(e.file)
 		same = err == nil && e.matches(info)
 	}
+	same = same && e.alsoHold(t.linkRoot.stat)
 	// A write in place sets the times before it copies the bytes: one
 	// still copying while the entry was read left a stat that matches
 	// and bytes that do not, and only its event tells.

@@ -43,7 +43,7 @@ type store struct {
 func newStore(src source, c *cache, maxBody, sharedMin int64, logger *log.Logger, sw *sweeper,
 	describe func(e *entry, name string, head []byte)) *store {
 	s := &store{src: src, cache: c, maxBody: maxBody, sharedMin: sharedMin, describe: describe, log: logger, sweeper: sw}
-	gone := func(e *entry) bool { return src.gone(&e.fileRef, e.sf.f) }
+	gone := func(e *entry) bool { return !e.spilled && src.gone(&e.fileRef, e.sf.f) }
 	sw.jobs = append(sw.jobs, func(int64) bool { return c.sweep(gone) }, src.sweep)
 	return s
 }
@@ -87,12 +87,11 @@ func (s *store) lookup(name string, need fdNeed) (target, error) {
 	return s.build(name, file, dirIndex, f, info, at, func(e *entry, head []byte) { s.describe(e, name, head) })
 }
 
-// sibling looks up the file next to orig that holds it in coding c, cached
+// sibling looks up file, next to orig, that holds it in coding c, cached
 // under key; finish completes its entry when it is built. The key may hold
 // orig compressed before the sibling appeared; the sibling, made at build
 // time, replaces it.
-func (s *store) sibling(key string, orig *entry, c coding, need fdNeed, finish func(*entry)) (target, error) {
-	file := orig.file + codingExts[c]
+func (s *store) sibling(key, file string, orig *entry, c coding, need fdNeed, finish func(*entry)) (target, error) {
 	if t, ok := s.cached(key, file, need); ok {
 		return t, nil
 	}
@@ -110,10 +109,10 @@ func (s *store) sibling(key string, orig *entry, c coding, need fdNeed, finish f
 	})
 }
 
-// siblingInfo is the metadata of the file next to e that would hold it in
-// coding c, as sibling would find it.
-func (s *store) siblingInfo(e *entry, c coding) (fs.FileInfo, error) {
-	return s.src.stat(e.file + codingExts[c])
+// siblingInfo is the metadata of file, a sibling, as sibling would find
+// it.
+func (s *store) siblingInfo(file string) (fs.FileInfo, error) {
+	return s.src.stat(file)
 }
 
 // variant returns the variant of orig cached under key, if it was made
@@ -243,6 +242,45 @@ func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileIn
 		return target{e: e, sf: e.sf}, nil
 	}
 	f.Close()
+	return target{e: e}, nil
+}
+
+// buildIndex makes, with make, the entry of a file whose bytes are not its
+// own (a compressed-only file's index, codedonly.go), from file, the file
+// it stands on, which make is handed open, and caches it under key.
+func (s *store) buildIndex(key, file string, make func(fs.File, fs.FileInfo) (*entry, error)) (target, error) {
+	f, info, at, err := s.src.open(file)
+	if err != nil {
+		return target{}, err
+	}
+	defer f.Close()
+	if info.IsDir() {
+		return target{}, fs.ErrNotExist
+	}
+	// Visible before the build ends, as a variant: a request that misses
+	// it would build another, whose identity would be made again.
+	put := putVisible
+	if s.immutable() {
+		put = putNone // kept in s.fixed instead
+	}
+	e, err := s.cache.build(key, info, put, func() (*entry, error) {
+		readAt := mono()
+		e, err := make(f, info)
+		if err != nil {
+			return nil, err
+		}
+		e.readAt, e.tree = readAt, at
+		s.src.arm(&e.fileRef, s.cache.now())
+		return e, nil
+	})
+	if err != nil {
+		return target{}, err
+	}
+	if s.immutable() {
+		if v, loaded := s.fixed.LoadOrStore(key, e); loaded {
+			e = v.(*entry)
+		}
+	}
 	return target{e: e}, nil
 }
 

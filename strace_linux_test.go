@@ -230,8 +230,10 @@ func underStrace(t *testing.T, test, env, dir, calls string) []string {
 }
 
 // TestStraceMissLooksForNoLinks: a request for a name that is not there
-// costs its failed open and no look for symbolic links on its path, which
-// only a name that was found needs (watcher.cover).
+// costs its failed open, a stat of each sibling that could hold it
+// compressed (a compressed-only file, codedonly.go), and no look for
+// symbolic links on its path, which only a name that was found needs
+// (watcher.cover).
 func TestStraceMissLooksForNoLinks(t *testing.T) {
 	if dir := os.Getenv("JAWS_STRACE_MISS"); dir != "" {
 		h := newTestHandler(t, dir, Options{})
@@ -251,18 +253,19 @@ func TestStraceMissLooksForNoLinks(t *testing.T) {
 	dir := t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
 	lines := underStrace(t, "TestStraceMissLooksForNoLinks", "JAWS_STRACE_MISS", dir, "openat,newfstatat,fstatat64,statx")
-	opens := 0
+	opens, siblings := 0, 0
 	for _, l := range lines {
-		if !strings.Contains(l, "missing.txt") {
-			continue
-		}
-		if strings.Contains(l, "openat(") {
+		switch {
+		case !strings.Contains(l, "missing.txt"):
+		case strings.Contains(l, "openat(") && strings.Contains(l, `missing.txt"`):
 			opens++
-		} else {
+		case strings.Contains(l, `missing.txt.br"`), strings.Contains(l, `missing.txt.zst"`), strings.Contains(l, `missing.txt.gz"`):
+			siblings++
+		default:
 			t.Errorf("a miss looked at its name: %s", l)
 		}
 	}
-	if opens > 50 {
-		t.Errorf("%d opens of missing.txt for 50 requests", opens)
+	if opens > 50 || siblings > 3*50 {
+		t.Errorf("%d opens of missing.txt and %d looks at its siblings for 50 requests", opens, siblings)
 	}
 }

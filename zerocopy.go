@@ -188,6 +188,9 @@ func (s *mover) zeroCopyOwned(cw *connWriter, w http.ResponseWriter, sf *sharedF
 	cw.WriteHeader(resp.status)
 	q := cw.takeQueued()
 	segs, tail := segments(q, resp)
+	// Counted before its bytes leave: a client that has them finds it
+	// counted. Its bytes are counted once they have left.
+	s.lane.responses.Add(1)
 	n, err := transmit(cw.conn, sf.f, segs, tail, sendOpts{cork: s.cork(), chunk: s.chunk,
 		deadlines: deadlines{conn: cw.conn, timeout: s.timeout, limit: cw.writeLimit}})
 	body := max(0, n-int64(len(q)))
@@ -195,7 +198,7 @@ func (s *mover) zeroCopyOwned(cw *connWriter, w http.ResponseWriter, sf *sharedF
 	if err != nil {
 		cw.err = err
 	}
-	s.lane.add(body)
+	s.lane.bytes.Add(uint64(body))
 	noteSent(w, resp.status, body)
 }
 

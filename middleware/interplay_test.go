@@ -226,8 +226,8 @@ func decode(t *testing.T, enc string, body []byte) []byte {
 // the SPA: bodies decode to the exact file bytes, for small and large files,
 // and text is compressed when the client asks for it. jaws compresses
 // compressible files itself, and the compressors pass its encoded bytes
-// through: validators and ranges are the variant's, as jaws alone sends
-// them, and Vary names Accept-Encoding once.
+// through: validators are the variant's, as jaws alone sends them, ranges
+// are of the file, and Vary names Accept-Encoding once.
 func TestCompressInterplay(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -298,32 +298,25 @@ func TestCompressInterplay(t *testing.T) {
 	}
 }
 
-// checkEncodedRange checks a 206 in a content coding: the range counts the
-// bytes of the variant jaws alone serves for the same Accept-Encoding, which
-// decodes to the whole file (RFC 9110 §14.1.2).
+// checkEncodedRange checks a 206 that a compressor in front encoded: jaws
+// answers a range from the file itself, whatever Accept-Encoding says, and
+// the compressor may then encode that part, as it would any handler's.
+// Decoded, the body is the file's bytes Content-Range names.
 func checkEncodedRange(t *testing.T, direct *jaws.Handler, rq request, file []byte, ae string, resp *http.Response, raw []byte) {
 	t.Helper()
-	whole := serve(t, direct, "GET", rq.target, "Accept-Encoding", ae)
-	enc := resp.Header.Get("Content-Encoding")
-	if got := whole.Header().Get("Content-Encoding"); got != enc {
-		t.Fatalf("range in %q, the whole representation in %q", enc, got)
-	}
-	variant := whole.Body.Bytes()
-	if !bytes.Equal(decode(t, enc, variant), file) {
-		t.Fatalf("the %s variant of %s does not decode to the file", enc, rq.target)
+	whole := serve(t, direct, "GET", rq.target, "Accept-Encoding", ae, "Range", strings.Join(rq.header[1:2], ""))
+	if got := whole.Header().Get("Content-Encoding"); got != "" {
+		t.Fatalf("jaws alone answers a range in %q, want the file itself", got)
 	}
 	var first, last, size int
 	if _, err := fmt.Sscanf(resp.Header.Get("Content-Range"), "bytes %d-%d/%d", &first, &last, &size); err != nil {
 		t.Fatalf("Content-Range %q: %v", resp.Header.Get("Content-Range"), err)
 	}
-	if size != len(variant) || last >= size || !bytes.Equal(raw, variant[first:last+1]) {
-		t.Errorf("Content-Range %q: %d bytes, not those of the %d-byte %s variant", resp.Header.Get("Content-Range"), len(raw), len(variant), enc)
-	}
-	if etag := whole.Header().Get("Etag"); resp.Header.Get("Etag") != etag {
-		t.Errorf("ETag %q on the range, %q on the whole variant", resp.Header.Get("Etag"), etag)
+	if size != len(file) || last >= size || !bytes.Equal(decode(t, resp.Header.Get("Content-Encoding"), raw), file[first:last+1]) {
+		t.Errorf("Content-Range %q: %d bytes, not those of the %d-byte file, encoded", resp.Header.Get("Content-Range"), len(raw), len(file))
 	}
 	if !slices.Contains(testsite.VaryTokens(resp.Header), "Accept-Encoding") {
-		t.Errorf("Vary %q on a range of an encoded variant", resp.Header.Values("Vary"))
+		t.Errorf("Vary %q on a range", resp.Header.Values("Vary"))
 	}
 }
 

@@ -1,0 +1,432 @@
+package jaws
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Compressed-only files. A build may ship a file only as its precompressed
+// siblings ("app.js.br", "app.js.zst", "app.js.gz", no "app.js"), to make
+// an embedded binary smaller. jaws serves such a file under its own name:
+//
+//   - A client that accepts a coding a sibling holds gets the sibling's
+//     bytes as they are, as for any file with siblings.
+//   - Any other client gets the file decoded (its identity), made once per
+//     version from one sibling, the primary: in memory up to
+//     CacheMaxFileSize, beyond that in a spill file (Compression.SpillDir,
+//     within SpillMaxBytes), served as any file is: ranges, zero-copy.
+//   - A range is always of the identity (serveFound), as for any file.
+//
+// The file's entry (its index) holds no bytes of its own: it names the
+// primary (the newest sibling; the server's order of codings breaks a
+// tie), the primary's first bytes decoded, against which the other
+// siblings are checked as siblings are checked against a file
+// (siblingcheck.go), and the names it stands on: the plain name still
+// missing, the other siblings at their versions (fileRef.also). A bomb is
+// refused, never decoded without bound: DecodeMaxSize and DecodeMaxRatio
+// bound the identity, and zstd's window is RFC 9659's.
+
+// onlyState is what the content-coding layer knows of a compressed-only
+// file's index entry (entry.vary.only).
+type onlyState struct {
+	name    string // the plain name, as the request names it
+	primary coding // the sibling the identity is decoded from
+	prefix  []byte // the primary's first bytes decoded, up to siblingPrefix
+	whole   bool   // and that is all of it
+
+	mu       sync.Mutex                // held while the identity is spilled
+	spill    atomic.Pointer[entry]     // the identity in a spill file, once made
+	released atomic.Bool               // the index left the cache: a spill made now goes at once
+	fail     atomic.Pointer[onlyError] // why no identity can be made of this version
+}
+
+// onlyError is an identity refused for good: a bomb, a file too large.
+type onlyError struct{ err error }
+
+// onlyCoded looks for name, a name that is not a file, as a compressed-only
+// file: file is the name of its bytes (name, or its index page for a
+// directory) and key the cache's key. It builds the index entry.
+func (v *variants) onlyCoded(key, file string, dirIndex bool) (target, error) {
+	if v.cfg.DisablePrecompressed || v.set == 0 {
+		return target{}, fs.ErrNotExist
+	}
+	type sib struct {
+		c    coding
+		info fs.FileInfo
+	}
+	var sibs []sib
+	primary := -1
+	for _, c := range v.codings {
+		info, err := v.store.src.stat(file + codingExts[c])
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		sibs = append(sibs, sib{c, info})
+		if primary < 0 || info.ModTime().After(sibs[primary].info.ModTime()) {
+			primary = len(sibs) - 1
+		}
+	}
+	if primary < 0 {
+		return target{}, fs.ErrNotExist
+	}
+	p := sibs[primary]
+	also := []alsoRef{{name: file, absent: true}}
+	var siblings codingSet
+	for _, s := range sibs {
+		if s.c == p.c {
+			continue
+		}
+		also = append(also, alsoRef{name: file + codingExts[s.c], info: s.info, ver: versionOf(s.info)})
+		if s.info.ModTime().Before(p.info.ModTime()) {
+			// Said once per version, as for a file's stale sibling.
+			v.log.Printf("jaws: ignoring %s: older than %s, so taken for stale",
+				file+codingExts[s.c], file+codingExts[p.c])
+			continue
+		}
+		siblings |= setOf(s.c)
+	}
+	return v.store.buildIndex(key, file+codingExts[p.c], func(f fs.File, info fs.FileInfo) (*entry, error) {
+		prefix, whole, err := decodePrefix(p.c, f, siblingPrefix)
+		if err != nil {
+			return nil, err
+		}
+		e := &entry{fileRef: fileRef{file: file + codingExts[p.c], info: info, ver: versionOf(info), also: also},
+			dirIndex: dirIndex, index: true}
+		only := &onlyState{name: file, primary: p.c, prefix: prefix, whole: whole}
+		e.release = only.releaseSpill
+		e.rep.hdrCtype = []string{contentType(file, prefix[:min(len(prefix), sniffLen)], v.types)}
+		vs := &e.vary
+		vs.siblings = siblings | setOf(p.c)
+		vs.only = only
+		for _, c := range v.codings {
+			vs.keys[c] = key + "\x00" + codingNames[c]
+		}
+		vs.keys[identity] = key + "\x00identity"
+		if whole {
+			sum := sha256.Sum256(prefix)
+			e.sum.Store(&sum) // the file's content hash: HashName's
+		}
+		return e, nil
+	})
+}
+
+// identityOf returns the identity of e, a compressed-only file's index:
+// from memory (a variant in the cache) or its spill file, made now if need
+// be, once per version.
+func (v *variants) identityOf(ctx context.Context, e *entry) (target, error) {
+	only := e.vary.only
+	key := e.vary.keys[identity]
+	if f := only.fail.Load(); f != nil {
+		return target{}, f.err
+	}
+	if ve := v.store.variant(key, e); ve != nil {
+		return target{e: ve}, nil
+	}
+	if se := only.spill.Load(); se != nil {
+		return target{e: se}, nil
+	}
+	only.mu.Lock()
+	defer only.mu.Unlock()
+	if ve := v.store.variant(key, e); ve != nil {
+		return target{e: ve}, nil // made by a request this one waited for
+	}
+	if se := only.spill.Load(); se != nil {
+		return target{e: se}, nil
+	}
+	if f := only.fail.Load(); f != nil {
+		return target{}, f.err
+	}
+	if testHookDecodeIdentity != nil {
+		testHookDecodeIdentity(e.file)
+	}
+	var ve *entry
+	var err error
+	if only.whole && int64(len(only.prefix)) <= v.store.maxBody {
+		ve = newVariant(e, identity, only.prefix) // decoded already
+		representVariant(ve, e)
+	} else {
+		ve, err = v.decodeIdentity(ctx, e)
+	}
+	switch {
+	case notAcceptable(err):
+		only.fail.Store(&onlyError{err})
+		v.log.Printf("jaws: not decoding %s: %v", e.file, err)
+		return target{}, err
+	case err != nil:
+		return target{}, err
+	}
+	if ve.body != nil {
+		ve, err = v.store.keepVariant(key, e, func() (*entry, error) { return ve, nil })
+		return target{e: ve}, err
+	}
+	only.spill.Store(ve)
+	if only.released.Load() {
+		only.releaseSpill() // the index left the cache meanwhile
+	}
+	return target{e: ve}, nil
+}
+
+// decodeIdentity decodes e's primary sibling whole, within the bounds of
+// Compression: into memory when it fits CacheMaxFileSize, else into a
+// spill file.
+func (v *variants) decodeIdentity(ctx context.Context, e *entry) (*entry, error) {
+	only := e.vary.only
+	f, err := v.store.openVersion(e)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	limit := v.cfg.DecodeMaxSize
+	if r := int64(v.cfg.DecodeMaxRatio); r > 0 {
+		limit = min(limit, r*e.info.Size()+decodeRatioSlack)
+	}
+	dec, done, err := newDecoder(only.primary, f)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	sum := sha256.New()
+	// Up to what memory holds, in memory; past it, to a spill file.
+	memMax := v.store.maxBody
+	head, err := readUpTo(ctx, dec, min(memMax, limit)+1)
+	if err != nil {
+		return nil, decodeError(err)
+	}
+	if int64(len(head)) <= memMax {
+		ve := newVariant(e, identity, head)
+		representVariant(ve, e)
+		return ve, nil
+	}
+	if int64(len(head)) > limit {
+		return nil, &decodeRefused{limit}
+	}
+	return v.spills.write(ctx, e, head, dec, limit, sum)
+}
+
+// testHookDecodeIdentity, when set by a test, sees every identity made of
+// a compressed-only file's primary sibling.
+var testHookDecodeIdentity func(file string)
+
+// decodeRatioSlack is how far past DecodeMaxRatio times its size a small
+// sibling may decode: a few hundred bytes of brotli may hold a page.
+const decodeRatioSlack = 64 << 10
+
+// decodeRefused is an identity past the bounds of Compression: a bomb, or
+// a file larger than DecodeMaxSize.
+type decodeRefused struct{ limit int64 }
+
+func (d *decodeRefused) Error() string {
+	return fmt.Sprintf("it decodes to more than %d bytes (Compression.DecodeMaxSize, DecodeMaxRatio)", d.limit)
+}
+
+// notAcceptable reports whether err refuses a representation the client
+// would take: 406, the file being there in codings the client takes none
+// of.
+func notAcceptable(err error) bool {
+	var d *decodeRefused
+	return errors.As(err, &d)
+}
+
+// readUpTo reads r until it ends or n bytes are read.
+func readUpTo(ctx context.Context, r io.Reader, n int64) ([]byte, error) {
+	var b bytes.Buffer
+	for int64(b.Len()) < n {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		m, err := b.ReadFrom(io.LimitReader(r, min(n-int64(b.Len()), 256<<10)))
+		if err != nil {
+			return nil, err
+		}
+		if m == 0 {
+			break
+		}
+	}
+	return b.Bytes(), nil
+}
+
+// decodeError is err, met decoding a primary sibling: a corrupt file,
+// unless it is an error reading it, or the request's end.
+func decodeError(err error) error {
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &pe) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.Is(err, zstd.ErrWindowSizeExceeded):
+		return &decodeRefused{zstdWindow} // a bomb by its window: more memory than RFC 9659 asks of a decoder
+	}
+	return fmt.Errorf("%w: %v", errCorrupt, err)
+}
+
+// decodePrefix decodes the first n bytes of src, in c, reading at most n
+// plus siblingSlack compressed bytes; whole says it ended there.
+func decodePrefix(c coding, src io.Reader, n int) (prefix []byte, whole bool, err error) {
+	in := &boundedReader{r: src, left: int64(n) + siblingSlack}
+	dec, done, err := newDecoder(c, in)
+	if err != nil {
+		return nil, false, err
+	}
+	defer done()
+	b, err := io.ReadAll(io.LimitReader(dec, int64(n)+1))
+	if err != nil {
+		if stale, rerr := in.verdict(err); rerr != nil {
+			return nil, false, rerr
+		} else {
+			return nil, false, fmt.Errorf("jaws: decoding %v: %w", c, stale)
+		}
+	}
+	if len(b) > n {
+		return b[:n], false, nil
+	}
+	return b, true, nil
+}
+
+// newDecoder returns a reader of src decoded from c, and what releases it.
+func newDecoder(c coding, src io.Reader) (io.Reader, func(), error) {
+	switch c {
+	case brotliCoding:
+		return brotli.NewReader(src), func() {}, nil
+	case zstdCoding:
+		d, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdWindow),
+			zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return nil, nil, err
+		}
+		return d, d.Close, nil
+	case gzipCoding:
+		z, err := gzip.NewReader(src)
+		if err != nil {
+			return nil, nil, err
+		}
+		return z, func() { z.Close() }, nil
+	}
+	return nil, nil, fmt.Errorf("jaws: no decoder for %v", c)
+}
+
+// spills is where identities too large for memory are decoded to: files in
+// Compression.SpillDir, unlinked once written (nothing is left behind, even
+// after a crash), within SpillMaxBytes of disk in all.
+type spills struct {
+	dir  string
+	max  int64 // bytes; negative: none
+	used atomic.Int64
+}
+
+// errSpillFull is an identity that would take the spill files past their
+// budget: 503, until files leave the cache.
+var errSpillFull = errors.New("jaws: the spill files' budget (Compression.SpillMaxBytes) is used")
+
+// errCorrupt is a primary sibling that does not decode: 500.
+var errCorrupt = errors.New("jaws: a compressed-only file does not decode")
+
+// write writes head, then the rest of r, up to limit bytes in all, to a
+// new spill file, and returns the identity entry of e it holds.
+func (sp *spills) write(ctx context.Context, e *entry, head []byte, r io.Reader, limit int64, sum hash.Hash) (*entry, error) {
+	if sp.max < 0 {
+		return nil, &decodeRefused{int64(len(head)) - 1}
+	}
+	f, err := os.CreateTemp(sp.dir, ".jaws-spill-*")
+	if err != nil {
+		return nil, err
+	}
+	path := f.Name()
+	ok := false
+	reserved := int64(0)
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(path)
+			sp.used.Add(-reserved)
+		}
+	}()
+	w := &budgetWriter{f: f, sp: sp, reserved: &reserved, sum: sum}
+	if _, err := w.Write(head); err != nil {
+		return nil, err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n, err := io.CopyN(w, r, 1<<20)
+		if w.n > limit {
+			return nil, &decodeRefused{limit}
+		}
+		if err == io.EOF || err == nil && n == 0 {
+			break
+		}
+		if err != nil {
+			if errors.Is(err, errSpillFull) {
+				return nil, err
+			}
+			return nil, decodeError(err)
+		}
+	}
+	// Last-Modified is the primary's; unlinked then, so that its version
+	// (ctime included) is final before it is taken.
+	mtime := e.info.ModTime()
+	if err := os.Chtimes(path, mtime, mtime); err != nil {
+		return nil, err
+	}
+	if err := os.Remove(path); err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	ve := &entry{fileRef: fileRef{file: e.file, info: info, ver: versionOf(info), tree: e.tree, readAt: e.readAt},
+		coding: identity, seekable: true, spilled: true}
+	ve.sf = newSharedFile(f)
+	ve.sf.release() // the one newSharedFile gives the request: requests take their own (acquireShared)
+	size := reserved
+	ve.sf.done = func() { sp.used.Add(-size) }
+	var s [sha256.Size]byte
+	sum.Sum(s[:0])
+	ve.sum.Store(&s)
+	representVariant(ve, e)
+	ok = true
+	return ve, nil
+}
+
+// budgetWriter writes to a spill file, taking its bytes from the budget.
+type budgetWriter struct {
+	f        *os.File
+	sp       *spills
+	reserved *int64
+	sum      hash.Hash
+	n        int64
+}
+
+func (w *budgetWriter) Write(p []byte) (int, error) {
+	if w.sp.used.Add(int64(len(p))) > w.sp.max {
+		w.sp.used.Add(-int64(len(p)))
+		return 0, errSpillFull
+	}
+	*w.reserved += int64(len(p))
+	w.sum.Write(p)
+	n, err := w.f.Write(p)
+	w.n += int64(n)
+	return n, err
+}
+
+// releaseSpill lets go of the index's spill file, when the index leaves
+// the cache: the file goes once the transfers reading it end.
+func (only *onlyState) releaseSpill() {
+	only.released.Store(true)
+	if se := only.spill.Swap(nil); se != nil {
+		se.sf.releaseCached()
+	}
+}
