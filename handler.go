@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -222,9 +223,11 @@ func (h *Handler) serveNext(w http.ResponseWriter, r *http.Request, next http.Ha
 // missing, hidden, escaping or special file. It is http.ServeFile for an
 // application's own routes: a download behind an authorization check, a
 // favicon from elsewhere in the tree. name is slash-separated, with or
-// without a leading slash; a directory is served by its index.html. Unlike
-// http.ServeFile it redirects nothing, since name is not the URL, and it
-// cleans nothing either: a name with a "." or ".." element or an empty one
+// without a leading slash; a directory is served by its index.html, and
+// with Options.CleanURLs a name that names nothing ("docs/guide") by its
+// ".html" file. Unlike http.ServeFile it redirects nothing, since name is
+// not the URL, and it cleans nothing either: a name with a "." or ".."
+// element or an empty one
 // ("./a", "a/../b", "a//b") gets the 404, as a request for it would, so
 // that a name built from a request's parts cannot climb out of the
 // directory an application meant; clean it with path.Clean first to serve
@@ -282,7 +285,7 @@ func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Ha
 		h.notFound(w, r, next)
 		return unsent{}
 	}
-	if loc := redirectFor(r.URL.Path, t.isDir()); redirects && loc != "" {
+	if loc := f.redirect(r.URL.Path); redirects && loc != "" {
 		t.close()
 		localRedirect(w, r, loc)
 		return unsent{}
@@ -301,8 +304,9 @@ func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Ha
 // found is what a request's name resolved to, and what its transfer needs.
 type found struct {
 	t        target
-	name     string // the file's: a hashed name's without its hash
+	name     string // the file's: a hashed name's without its hash, a page's with ".html"
 	hashed   bool   // the request named the file by HashName's name
+	page     bool   // the request named the file without its ".html" (Options.CleanURLs)
 	zeroCopy bool   // the request is a candidate for zero-copy (zeroCopyCandidate)
 	need     fdNeed // the descriptor its transfer reads
 	// lookupNeed is the descriptor the lookup took: none, for a request
@@ -315,7 +319,9 @@ type found struct {
 // find looks name up for r, answered through w. A name HashName made is
 // the file without the hash, as long as the hash is its content's, which
 // never changes under this name. It is tried first: the file is cached
-// under its own name, the hashed one under none.
+// under its own name, the hashed one under none. With Options.CleanURLs, a
+// name that is nothing served (no file, no directory with an index page)
+// is the page name+".html" when there is one.
 func (h *Handler) find(w http.ResponseWriter, r *http.Request, name string) (found, error) {
 	var f found
 	f.zeroCopy, f.need = h.tx.need(w, r)
@@ -328,20 +334,54 @@ func (h *Handler) find(w http.ResponseWriter, r *http.Request, name string) (fou
 		f.t, f.name, f.hashed = t, orig, true
 		return f, nil
 	}
-	t, err := h.store.lookup(name, f.lookupNeed)
+	t, err := h.lookup(name, f.lookupNeed)
+	f.t, f.name = t, name
+	nothing := err != nil && errorStatus(err) == http.StatusNotFound || err == nil && t.listing()
+	if nothing && h.opts.CleanURLs && name != "." && !strings.HasSuffix(name, htmlExt) {
+		// The page, looked up after name, whose failed lookup is not
+		// cached: a file or an index page that appears under name is
+		// served from the next request on.
+		pt, perr := h.lookup(name+htmlExt, f.lookupNeed)
+		if perr == nil && !pt.isDir() {
+			t.close()
+			f.t, f.name, f.page = pt, name+htmlExt, true
+			return f, nil
+		}
+		if perr == nil {
+			pt.close()
+		}
+	}
+	return f, err
+}
+
+// lookup is the store's lookup of name, and where the store finds no file,
+// or a directory without index page, a compressed-only one (codedonly.go).
+func (h *Handler) lookup(name string, need fdNeed) (target, error) {
+	t, err := h.store.lookup(name, need)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		// No file: a compressed-only one, maybe (codedonly.go).
 		t, err = h.variants.onlyCoded(name, name, false)
 	case err == nil && t.listing():
-		// A directory without index page: a compressed-only one, maybe.
 		if it, ierr := h.variants.onlyCoded(name, path.Join(name, indexPage), true); ierr == nil {
 			t.close()
 			t = it
 		}
 	}
-	f.t, f.name = t, name
-	return f, err
+	return t, err
+}
+
+// htmlExt is what Options.CleanURLs adds to a name.
+const htmlExt = ".html"
+
+// redirect returns the Location that makes urlPath, the URL f was found
+// for, canonical, or "": a directory's ends in a slash, a file's does not,
+// and a page found by CleanURLs for ".../index" is its directory's.
+func (f *found) redirect(urlPath string) string {
+	loc := redirectFor(urlPath, f.t.isDir())
+	if loc == "" && f.page && path.Base(f.name) == indexPage {
+		loc = "./"
+	}
+	return loc
 }
 
 // serveFound serves f, a regular file found for r: its coding, then

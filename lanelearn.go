@@ -24,7 +24,7 @@ type laneNote struct {
 	host, target  string // the request's Host and target, as sent
 	path, rawPath string // r.URL as jaws saw it
 	rawQuery      string
-	name          string      // the name jaws served (cleaned, before a hashed name's resolution)
+	name          string      // the name jaws served (cleaned, before a hashed name's resolution or a page's ".html")
 	info          fs.FileInfo // the file's version then
 	hdr           http.Header // the headers set in front of jaws, each value clipped
 	next          *laneNote   // another note of the same hash
@@ -250,7 +250,7 @@ func (h *Handler) laneFind(w http.ResponseWriter, r *http.Request, note *laneNot
 	f, err := h.find(w, r, note.name)
 	if err == nil {
 		t := &f.t
-		if !t.listing() && redirectFor(r.URL.Path, t.isDir()) == "" && t.e.matches(note.info) {
+		if !t.listing() && f.redirect(r.URL.Path) == "" && t.e.matches(note.info) {
 			a.f, a.note = f, note
 			return true
 		}

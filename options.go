@@ -65,6 +65,40 @@ type Options struct {
 	// listings reveal files nobody linked to.
 	DirectoryListing bool
 
+	// CleanURLs serves a page at its name without ".html", as static
+	// hosts' pretty URLs do: a request for /a/b that names nothing the
+	// handler serves (no file, no directory with an index.html) is
+	// answered as a request for /a/b.html is, with that file's status,
+	// validators, ranges and compression (siblings such as a/b.html.br).
+	// Default false: a URL names its file exactly, as with
+	// http.FileServer.
+	//
+	// A name of its own wins: a file a/b, and a directory a/b with an
+	// index.html (/a/b redirects to /a/b/ as before). A directory without
+	// one loses to a/b.html, which Astro's "file" format and Hugo's
+	// uglyURLs write beside guide/setup.html, and is listed
+	// (DirectoryListing) only when there is no such file. Every last
+	// element is tried but one ending in ".html": /v1.2 serves
+	// v1.2.html, /a/b.html is served as it is (not redirected to /a/b).
+	// /a/b/ redirects to /a/b, as a file's URL with a trailing slash does
+	// (Netlify and Cloudflare Pages do the same), and /a/index to /a/, as
+	// /a/index.html does. Hidden and non-canonical names stay 404:
+	// /.env never serves .env.html. ServeNext (and so middleware.Static,
+	// SPA and Mount), ServeFile and the fast lane follow the same rule;
+	// HashName does not: it takes a file's own name.
+	//
+	// The cost: a request answered so looks its own name up first, and
+	// that lookup is not cached, so that a file or directory created
+	// there is served by the next request. With New on Linux a page by
+	// its clean URL costs three system calls where /a/b.html costs one:
+	// the failed openat2 of a/b and a second epoll_wait; beside a
+	// directory without an index, nine (the directory is opened and its
+	// index.html looked for). With NewFS, the fs.FS's Open of the name
+	// comes before the page's check. Stats counts the name's cache miss
+	// and the page's hit. A name with neither costs its page's lookup
+	// too before its 404 (two system calls more).
+	CleanURLs bool
+
 	// MaxRanges is how many ranges one Range header may ask for before it is
 	// ignored and the whole file is sent (RFC 9110 §14.2 allows ignoring
 	// such requests). 0 means the default, 32. Negative ignores every Range

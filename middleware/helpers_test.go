@@ -51,6 +51,26 @@ func newFixture(t testing.TB) *fixture {
 	return f
 }
 
+// withPages adds to f pages as static site generators write them for
+// jaws.Options.CleanURLs: about.html, guide.html beside guide/setup.html
+// (a directory without an index), docs.html beside docs/index.html, and a
+// hidden .secret.html. It returns f.
+func (f *fixture) withPages() *fixture {
+	for _, name := range []string{"about.html", "guide.html", "guide/setup.html", "docs.html", ".secret.html"} {
+		data := []byte("<!doctype html>\n<title>" + name + "</title>\n")
+		f.File(name, data)
+		f.files[name] = data
+	}
+	return f
+}
+
+// cleanURLs is customErrors with jaws.Options.CleanURLs.
+func cleanURLs() jaws.Options {
+	o := customErrors
+	o.CleanURLs = true
+	return o
+}
+
 // text returns n bytes of compressible, line-numbered text.
 func text(n int) []byte {
 	var b strings.Builder

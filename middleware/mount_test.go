@@ -184,3 +184,77 @@ func TestMountRecorder(t *testing.T) {
 		})
 	}
 }
+
+// TestMountCleanURLs: with jaws.Options.CleanURLs, pages are served under
+// the prefix by their clean URLs, and every redirect (a page's trailing
+// slash, an index page's clean URL, a directory's, a non-canonical path)
+// lands under the prefix.
+func TestMountCleanURLs(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t).withPages()
+	h := f.handler(t, cleanURLs())
+	setups := []struct {
+		name, prefix string
+		mux          func() http.Handler
+	}{
+		{"ServeMux", "/assets", func() http.Handler {
+			m := http.NewServeMux()
+			m.Handle("/assets/", Mount("/assets", h))
+			return m
+		}},
+		{"chi Mount", "/assets", func() http.Handler {
+			r := chi.NewRouter()
+			r.Mount("/assets", Mount("/assets", h))
+			return r
+		}},
+		{"inside StripPrefix", "/app/assets", func() http.Handler {
+			m := http.NewServeMux()
+			m.Handle("/app/", http.StripPrefix("/app", Mount("/assets", h)))
+			return m
+		}},
+	}
+	tests := []struct {
+		name, path string // path under the prefix
+		redirect   bool   // the first answer is a redirect
+		wantStatus int    // after redirects
+		wantPath   string // where the redirects lead, under the prefix
+		wantBody   string
+	}{
+		{"page", "/about", false, 200, "/about", string(f.files["about.html"])},
+		{"page beside a directory without index", "/guide", false, 200, "/guide", string(f.files["guide.html"])},
+		{"nested page", "/guide/setup", false, 200, "/guide/setup", string(f.files["guide/setup.html"])},
+		{"page by its name", "/about.html", false, 200, "/about.html", string(f.files["about.html"])},
+		{"page with a slash", "/about/", true, 200, "/about", string(f.files["about.html"])},
+		{"directory without index, with a slash", "/guide/", true, 200, "/guide", string(f.files["guide.html"])},
+		{"directory with index wins", "/docs", true, 200, "/docs/", string(f.files["docs/index.html"])},
+		{"index page by its clean URL", "/docs/index", true, 200, "/docs/", string(f.files["docs/index.html"])},
+		{"root index page by its clean URL", "/index", true, 200, "/", string(f.files["index.html"])},
+		{"non-canonical", "/x/../about", true, 200, "/about", string(f.files["about.html"])},
+		{"hidden page", "/.secret", false, 404, "/.secret", custom404},
+		{"missing", "/nope", false, 404, "/nope", custom404},
+	}
+	for _, st := range setups {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			srv := testsite.Start(t, testsite.HTTP1, st.mux())
+			follow := &http.Client{Transport: srv.Client.Transport}
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					t.Parallel()
+					target := st.prefix + tt.path
+					first, _ := srv.Get(t, target)
+					if isRedirect := first.StatusCode/100 == 3; isRedirect != tt.redirect {
+						t.Fatalf("GET %s: %d (Location %q); redirect %v, want %v", target, first.StatusCode, first.Header.Get("Location"), isRedirect, tt.redirect)
+					}
+					resp, body := testsite.Fetch(t, follow, srv.NewRequest(t, "GET", target))
+					if got, want := resp.Request.URL.Path, st.prefix+tt.wantPath; resp.StatusCode != tt.wantStatus || got != want {
+						t.Fatalf("GET %s: %d at %s, want %d at %s", target, resp.StatusCode, got, tt.wantStatus, want)
+					}
+					if string(body) != tt.wantBody {
+						t.Errorf("GET %s: body %.60q, want %.60q", target, body, tt.wantBody)
+					}
+				})
+			}
+		})
+	}
+}

@@ -37,6 +37,9 @@ type SPAOptions struct {
 //     to next, or, when next is nil, to h's own 404 and 405 answers
 //     (jaws.Options.NotFound and MethodNotAllowed).
 //
+// With jaws.Options.CleanURLs a page (about.html for /about) is the
+// request's own file, served before any client route.
+//
 // A request the handler serves costs one lookup, as with h alone; a miss
 // costs a second, for the index or for h's 404 (and counts twice in
 // h.Stats().Requests). Typical uses:

@@ -250,3 +250,47 @@ func TestAcceptsHTML(t *testing.T) {
 		})
 	}
 }
+
+// TestSPACleanURLs: with jaws.Options.CleanURLs a page is the request's own
+// file, tried before the request counts as a client route; Index may name
+// a page by its clean URL too.
+func TestSPACleanURLs(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t).withPages()
+	h := f.handler(t, cleanURLs())
+	index, shell := string(f.files["index.html"]), string(f.files["shell.html"])
+	tests := []struct {
+		name   string
+		opts   SPAOptions
+		target string
+		want   int
+		body   string // or, for a 301, the Location
+		vary   string // the Vary tokens wanted: no Accept for a page, the request's own file
+	}{
+		{name: "page", target: "/about", want: 200, body: string(f.files["about.html"])},
+		{name: "page beside a directory without index", target: "/guide", want: 200, body: string(f.files["guide.html"])},
+		{name: "nested page", target: "/guide/setup", want: 200, body: string(f.files["guide/setup.html"])},
+		{name: "page with a slash", target: "/about/", want: 301, body: "../about"},
+		{name: "directory with index wins", target: "/docs", want: 301, body: "docs/"},
+		{name: "client route", target: "/users/42", want: 200, body: index, vary: "Accept, Accept-Encoding"},
+		{name: "hidden page", target: "/.secret", want: 404, body: custom404, vary: "Accept"},
+		{name: "non-canonical", target: "/x/../about", want: 301, body: "/about"},
+		{name: "Index by its clean URL", opts: SPAOptions{Index: "/shell"}, target: "/users/42", want: 200, body: shell, vary: "Accept"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := serve(t, SPA(h, tt.opts)(nil), "GET", tt.target, "Accept", browserAccept)
+			got := w.Body.String()
+			if w.Code == 301 {
+				got = w.Header().Get("Location")
+			}
+			if w.Code != tt.want || got != tt.body {
+				t.Fatalf("GET %s: %d %.60q, want %d %.60q", tt.target, w.Code, got, tt.want, tt.body)
+			}
+			if g := strings.Join(testsite.VaryTokens(w.Header()), ", "); w.Code != 301 && g != tt.vary {
+				t.Errorf("Vary %q, want %q", g, tt.vary)
+			}
+		})
+	}
+}

@@ -130,3 +130,38 @@ func TestStaticNextUntouched(t *testing.T) {
 		}
 	}
 }
+
+// TestStaticCleanURLs: with jaws.Options.CleanURLs a page is a file Static
+// serves; a name with no page still goes to next.
+func TestStaticCleanURLs(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t).withPages()
+	s := Static(f.handler(t, cleanURLs()))(teapot{t})
+	tests := []struct {
+		target string
+		want   int
+		body   string // or, for a 301, the Location
+	}{
+		{"/about", 200, string(f.files["about.html"])},
+		{"/guide", 200, string(f.files["guide.html"])},
+		{"/guide/setup", 200, string(f.files["guide/setup.html"])},
+		{"/about/", 301, "../about"},
+		{"/docs", 301, "docs/"},
+		{"/nope", 418, "next\n"},
+		{"/.secret", 418, "next\n"},
+		{"/empty/", 418, "next\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.target, func(t *testing.T) {
+			t.Parallel()
+			w := serve(t, s, "GET", tt.target)
+			got := w.Body.String()
+			if w.Code == 301 {
+				got = w.Header().Get("Location")
+			}
+			if w.Code != tt.want || got != tt.body {
+				t.Errorf("GET %s: %d %.60q, want %d %.60q", tt.target, w.Code, got, tt.want, tt.body)
+			}
+		})
+	}
+}
