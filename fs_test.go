@@ -301,3 +301,29 @@ func TestNewFSNil(t *testing.T) {
 		t.Error("NewFS(nil) succeeded")
 	}
 }
+
+// TestNewFSClosed: a Handler of an fs.FS answers 503 once closed, as one of
+// a directory does, an embedded site's cached entries included.
+func TestNewFSClosed(t *testing.T) {
+	t.Parallel()
+	for name, fsys := range map[string]fs.FS{
+		"MapFS":    fstest.MapFS{"a.txt": {Data: []byte("a")}},
+		"embed.FS": embedded,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := newFSHandler(t, fsys, jaws.Options{})
+			target := "/a.txt"
+			if name == "embed.FS" {
+				target = "/testdata/embedsite/app.js"
+			}
+			if w := testsite.Serve(h, "GET", target); w.Code != 200 {
+				t.Fatalf("%s: %d", target, w.Code)
+			}
+			h.Close()
+			if w := testsite.Serve(h, "GET", target); w.Code != 503 {
+				t.Errorf("after Close: %d, want 503", w.Code)
+			}
+		})
+	}
+}

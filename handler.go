@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"os"
 	"path"
 	"strings"
 	"sync"
@@ -24,6 +25,7 @@ type Handler struct {
 	stats    stats
 	tx       mover                   // the transfer paths
 	lanes    atomic.Pointer[[]*lane] // the fast lanes (fastlane.go); nil for none
+	down     atomic.Bool             // Close has begun
 	closed   sync.Once
 	closeErr error
 }
@@ -157,6 +159,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 // do nothing and return the first one's result.
 func (h *Handler) Close() error {
 	h.closed.Do(func() {
+		h.down.Store(true)
 		h.endLanes(false, nil)
 		h.tx.transfers.cancel()
 		h.closeErr = h.store.close()
@@ -253,6 +256,11 @@ func (h *Handler) ServeFile(w http.ResponseWriter, r *http.Request, name string)
 // serves (GET, HEAD), reporting whether r goes on.
 func (h *Handler) admit(w http.ResponseWriter, r *http.Request, next http.Handler) bool {
 	h.stats.requests.Add(1)
+	if h.down.Load() {
+		// Closed: an fs.FS source, an embed.FS above all, would serve on.
+		h.fail(w, os.ErrClosed)
+		return false
+	}
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
 		return true
 	}
