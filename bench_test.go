@@ -351,3 +351,39 @@ func (c *benchClient) exchange(b *testing.B, req []byte) {
 		left -= m
 	}
 }
+
+// BenchmarkCompressedOnly measures a hit in the handler alone of a file
+// shipped compressed only (app.js.br, no app.js), in its stored coding and
+// decoded, against the same hits of the file shipped plain with its
+// sibling: they should cost about the same.
+func BenchmarkCompressedOnly(b *testing.B) {
+	dir := b.TempDir()
+	src := hexText(16<<10, 1)
+	must(b, os.WriteFile(filepath.Join(dir, "plain.js"), src, 0o644))
+	must(b, os.WriteFile(filepath.Join(dir, "plain.js.br"), encodeAs(brotliCoding, src, ""), 0o644))
+	must(b, os.WriteFile(filepath.Join(dir, "only.js.br"), encodeAs(brotliCoding, src, ""), 0o644))
+	h, err := New(dir, Options{})
+	must(b, err)
+	b.Cleanup(func() { h.Close() })
+	for _, tc := range []struct{ name, path, accept string }{
+		{"plain/identity", "/plain.js", ""},
+		{"only/identity", "/only.js", ""},
+		{"plain/br", "/plain.js", "br"},
+		{"only/br", "/only.js", "br"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			r := httptest.NewRequest("GET", tc.path, nil)
+			if tc.accept != "" {
+				r.Header.Set("Accept-Encoding", tc.accept)
+			}
+			w := &testsite.Discard{H: http.Header{}}
+			h.ServeHTTP(w, r) // built
+			h.store.cache.sync()
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.H)
+				h.ServeHTTP(w, r)
+			}
+		})
+	}
+}
