@@ -26,66 +26,25 @@ func (w *watcher) cover(t *tree, file string, v version, readAt, now int64) *tok
 	}
 	elems := strings.Split(file, "/")
 	base := elems[len(elems)-1]
-	fds := make([]int, 1, len(elems)) // the directories, the tree's own first (not closed here)
-	fds[0] = t.sd.fd
+	fds, ids, ok := openPath(t.sd.fd, elems[:len(elems)-1])
 	defer func() {
 		for _, fd := range fds[1:] {
 			unix.Close(fd)
 		}
 	}()
-	ids := make([]dirID, 1, len(elems))
-	var st unix.Stat_t
-	if unix.Fstat(t.sd.fd, &st) != nil {
+	if !ok || !w.watchDirs(tok, fds) {
 		return tok
 	}
-	ids[0] = dirID{uint64(st.Dev), uint64(st.Ino)}
-	for _, elem := range elems[:len(elems)-1] {
-		fd, err := unix.Openat(fds[len(fds)-1], elem, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return tok // a link (ENOTDIR), or gone
-		}
-		fds = append(fds, fd)
-		if unix.Fstat(fd, &st) != nil {
-			return tok
-		}
-		id := dirID{uint64(st.Dev), uint64(st.Ino)}
-		if id.dev != ids[0].dev && !trustedDir(fd) {
-			return tok // a mount of another kind of file system
-		}
-		ids = append(ids, id)
-	}
-	// Under the lock, so that no event of a new watch is read before the
-	// watch is known.
-	w.mu.Lock()
-	if w.fd < 0 || w.epoch.Load() != tok.epoch {
-		w.mu.Unlock()
-		return tok
-	}
-	for _, fd := range fds {
-		wd, err := unix.InotifyAddWatch(w.fd, procFD(fd), watchMask)
-		if testHookAddWatch != nil {
-			err = testHookAddWatch(err)
-		}
-		if err != nil {
-			w.mu.Unlock()
-			return tok // the user's inotify limit, say
-		}
-		d := w.byWd[int32(wd)]
-		if d == nil {
-			d = new(watchedDir)
-			w.byWd[int32(wd)] = d
-		}
-		tok.dirs = append(tok.dirs, dirGen{d, d.gen.Load()})
-	}
-	tok.parent = tok.dirs[len(tok.dirs)-1].d
 	// A write reported since the bytes were read, before this token's
 	// generations: they may be a mix (writtenSince), and no later event
 	// would tell.
+	w.mu.Lock()
 	racy := w.writtenSinceLocked(tok, file, readAt)
 	w.mu.Unlock()
 	if racy {
 		return tok
 	}
+	var st unix.Stat_t
 	for i, elem := range elems[:len(elems)-1] {
 		if unix.Fstatat(fds[i], elem, &st, unix.AT_SYMLINK_NOFOLLOW) != nil ||
 			(dirID{uint64(st.Dev), uint64(st.Ino)}) != ids[i+1] {
@@ -100,6 +59,67 @@ func (w *watcher) cover(t *tree, file string, v version, readAt, now int64) *tok
 	}
 	tok.covered = true
 	return tok
+}
+
+// openPath opens the directories dirs, one by one below root without
+// following a link, and returns them, root first (which the caller does
+// not close), with their identities; ok is false when one is a link, gone,
+// or a mount of another kind of file system.
+func openPath(root int, dirs []string) (fds []int, ids []dirID, ok bool) {
+	fds = make([]int, 1, len(dirs)+1)
+	fds[0] = root
+	ids = make([]dirID, 1, len(dirs)+1)
+	var st unix.Stat_t
+	if unix.Fstat(root, &st) != nil {
+		return fds, ids, false
+	}
+	ids[0] = dirID{uint64(st.Dev), uint64(st.Ino)}
+	for _, elem := range dirs {
+		fd, err := unix.Openat(fds[len(fds)-1], elem, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fds, ids, false // a link (ENOTDIR), or gone
+		}
+		fds = append(fds, fd)
+		if unix.Fstat(fd, &st) != nil {
+			return fds, ids, false
+		}
+		id := dirID{uint64(st.Dev), uint64(st.Ino)}
+		if id.dev != ids[0].dev && !trustedDir(fd) {
+			return fds, ids, false // a mount of another kind of file system
+		}
+		ids = append(ids, id)
+	}
+	return fds, ids, true
+}
+
+// watchDirs watches the directories fds, and puts their generations in
+// tok. It works under the lock, so that no event of a new watch is read
+// before the watch is known; false when a watch could not be added (the
+// user's inotify limit, say) or the watches were reset meanwhile.
+func (w *watcher) watchDirs(tok *token, fds []int) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fd < 0 || w.epoch.Load() != tok.epoch {
+		return false
+	}
+	for _, fd := range fds {
+		wd, err := unix.InotifyAddWatch(w.fd, procFD(fd), watchMask)
+		if testHookAddWatch != nil {
+			err = testHookAddWatch(err)
+		}
+		if err != nil {
+			tok.dirs = tok.dirs[:0]
+			return false
+		}
+		d := w.byWd[int32(wd)]
+		if d == nil {
+			d = new(watchedDir)
+			w.byWd[int32(wd)] = d
+		}
+		tok.dirs = append(tok.dirs, dirGen{d, d.gen.Load()})
+	}
+	tok.parent = tok.dirs[len(tok.dirs)-1].d
+	return true
 }
 
 // testHookAddWatch, when set by a test, sees the error of every watch added
