@@ -1,0 +1,189 @@
+package jaws_test
+
+import (
+	"bufio"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jaws-go/jaws"
+	"github.com/jaws-go/jaws/internal/testsite"
+)
+
+// A connection the lane reads counts as idle from its accept (laneIdle),
+// before its first request. net/http does not count a new connection as
+// idle until it has waited 5 seconds for its first request (closeIdleConns,
+// issue 22682): SetKeepAlivesEnabled(false) and Shutdown leave it alone, and
+// its first request is answered. The lane closes it, without a word.
+
+// freshConnAnswer dials srv, waits wait, runs do (if not nil), waits again,
+// then sends a request and reports what came back: "200 ..." or the error.
+func freshConnAnswer(t *testing.T, p *reviewPair, lane bool, do func(*http.Server), raw string) string {
+	t.Helper()
+	srv := p.ref
+	if lane {
+		srv = p.lane
+	}
+	c := dialRawConn(t, srv)
+	time.Sleep(50 * time.Millisecond) // accepted, and read by the lane
+	if do != nil {
+		go do(srv.Config)
+	}
+	time.Sleep(250 * time.Millisecond) // a client's think time; more than the lane's 100 ms check
+	if _, err := io.WriteString(c, raw); err != nil {
+		return "write: " + err.Error()
+	}
+	resp, _, err := readOne(bufio.NewReader(c), "GET")
+	if err != nil {
+		return "no response: " + err.Error()
+	}
+	return resp.Status
+}
+
+// TestReviewKeepAlivesOffKillsNewConns: with keep-alives off (set before
+// the server starts, as some operators run), every new connection whose
+// client does not send its request within the lane's 100 ms check is closed
+// unanswered. net/http answers it (with Connection: close). Browsers'
+// preconnects and pooled clients open connections ahead of requests.
+func TestReviewKeepAlivesOffKillsNewConns(t *testing.T) {
+	t.Parallel()
+	site := testsite.New(t).File("a.txt", []byte("hello"))
+	p := newReviewPair(t, site.Root, jaws.Options{}, nil, func(s *http.Server) { s.SetKeepAlivesEnabled(false) })
+	p.teach(t, getRaw("/a.txt"))
+	for _, target := range []string{"/a.txt", "/not-learnt"} {
+		got := freshConnAnswer(t, p, true, nil, getRaw(target))
+		want := freshConnAnswer(t, p, false, nil, getRaw(target))
+		if got != want {
+			t.Errorf("%s on a new connection, keep-alives off: lane side %q, net/http %q", target, got, want)
+		}
+	}
+}
+
+// TestReviewReadHeaderTimeoutTwice: after a lane answer, the next
+// request's header arrives slowly. The lane holds it under
+// ReadHeaderTimeout from its first 4 bytes, as net/http does; but when a
+// field it does not take (Origin, Cookie-less anything it refuses) comes
+// before the deadline, it hands the connection over, and net/http starts
+// ReadHeaderTimeout afresh: a slow client gets almost twice the time net/http
+// gives it (docs/fastlane.md lists this only for a first request).
+func TestReviewReadHeaderTimeoutTwice(t *testing.T) {
+	t.Parallel()
+	site := testsite.New(t).File("a.txt", []byte("hello")).File("b.txt", []byte("bee"))
+	const rht = 400 * time.Millisecond
+	p := newReviewPair(t, site.Root, jaws.Options{}, nil, func(s *http.Server) {
+		s.ReadHeaderTimeout, s.IdleTimeout = rht, 10*time.Second
+	})
+	p.teach(t, getRaw("/a.txt"))
+	play := func(srv *reviewPair, lane bool) string {
+		s := srv.ref
+		if lane {
+			s = srv.lane
+		}
+		c := dialRawConn(t, s)
+		br := bufio.NewReader(c)
+		io.WriteString(c, getRaw("/a.txt"))
+		if _, _, err := readOne(br, "GET"); err != nil {
+			return "first: " + err.Error()
+		}
+		io.WriteString(c, "GET /b.txt HTTP/1.1\r\nHost: x\r\n")
+		time.Sleep(rht * 3 / 4)
+		io.WriteString(c, "Origin: http://y.example\r\n") // the lane refuses it: hand-over
+		time.Sleep(rht * 3 / 4)                           // 1.5 × ReadHeaderTimeout since the request began
+		io.WriteString(c, "\r\n")
+		resp, _, err := readOne(br, "GET")
+		if err != nil {
+			return "closed: " + err.Error()
+		}
+		return resp.Status
+	}
+	var got, want string
+	done := make(chan struct{})
+	go func() { want = play(p, false); close(done) }()
+	got = play(p, true)
+	<-done
+	if got != want {
+		t.Errorf("a header finished at 1.5 × ReadHeaderTimeout after a lane answer: lane side %q, net/http %q", got, want)
+	}
+}
+
+// limitListener is golang.org/x/net/netutil.LimitListener, in short: at
+// most n connections accepted and not yet closed.
+type limitListener struct {
+	net.Listener
+	sem chan struct{}
+}
+
+func (l *limitListener) Accept() (net.Conn, error) {
+	l.sem <- struct{}{}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.sem
+		return nil, err
+	}
+	return &limitConn{Conn: c, release: func() { <-l.sem }}, nil
+}
+
+type limitConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}
+
+// TestReviewLimitListenerBypassed: a server that bounds its connections with
+// a limiting listener (netutil.LimitListener) around the lane's listener
+// bounds only those the lane hands to srv: the lane accepts and serves any
+// number itself. (The other order, the lane around the limiting listener,
+// gets wrapped connections, not *net.TCPConn, and the lane reads none.)
+// Here the limit is 2: net/http serves two keep-alive clients and leaves a
+// third waiting; the lane serves all three at once.
+func TestReviewLimitListenerBypassed(t *testing.T) {
+	t.Parallel()
+	site := testsite.New(t).File("a.txt", []byte("hello"))
+	limit := func(ln net.Listener) net.Listener { return &limitListener{Listener: ln, sem: make(chan struct{}, 2)} }
+	serve := func(lane bool) (*httptest.Server, *jaws.Handler) {
+		h := newHandler(t, site.Root, jaws.Options{})
+		srv := httptest.NewUnstartedServer(h)
+		srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+		if lane {
+			srv.Listener = limit(h.FastLane(srv.Listener, srv.Config, "/"))
+		} else {
+			srv.Listener = limit(srv.Listener)
+		}
+		srv.Start()
+		t.Cleanup(srv.Close)
+		return srv, h
+	}
+	answered := func(srv *httptest.Server) int {
+		n := 0
+		for range 3 {
+			c := dialRawConn(t, srv)
+			c.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+			io.WriteString(c, getRaw("/a.txt")) // keep-alive: the connection stays open
+			if _, _, err := readOne(bufio.NewReader(c), "GET"); err == nil {
+				n++
+			}
+		}
+		return n
+	}
+	ref, _ := serve(false)
+	lane, h := serve(true)
+	c := dialRawConn(t, lane)
+	io.WriteString(c, getRaw("/a.txt", "Connection: close\r\n")) // learnt, through srv
+	io.Copy(io.Discard, c)
+	got, want := answered(lane), answered(ref)
+	if got != want {
+		t.Errorf("3 keep-alive clients, at most 2 connections: lane side answered %d (%d lane answers), net/http %d",
+			got, h.Stats().Lane.Responses, want)
+	}
+}
