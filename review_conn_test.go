@@ -187,3 +187,53 @@ func TestReviewLimitListenerBypassed(t *testing.T) {
 			got, h.Stats().Lane.Responses, want)
 	}
 }
+
+// TestReviewStaleWriteDeadlineAfterSendfile: a lane answer from disk goes
+// by zeroCopyOwned, whose writes renew the connection's write deadline to
+// SendTimeout ahead, chunk by chunk; nothing clears it afterwards. With no
+// WriteTimeout (the example's server, net/http's default) the next answer
+// on the connection, on the lane or by net/http after a hand-over, is
+// written under that old deadline: once the client has paused longer than
+// SendTimeout (60 s by default; 300 ms here), the write fails and the
+// connection ends without a response. net/http + jaws clears the deadline
+// when its zero-copy path hands the connection back.
+func TestReviewStaleWriteDeadlineAfterSendfile(t *testing.T) {
+	t.Parallel()
+	site := testsite.New(t).File("big.bin", testsite.Random(256<<10, 7)).File("a.txt", []byte("hello")).File("b.txt", []byte("bee"))
+	const send = 300 * time.Millisecond
+	p := newReviewPair(t, site.Root, jaws.Options{SendTimeout: send, CacheMaxFileSize: 1024}, nil, nil)
+	p.teach(t, getRaw("/big.bin", "Connection: close\r\n"))
+	p.teach(t, getRaw("/a.txt", "Connection: close\r\n"))
+	play := func(lane bool, next string) string {
+		s := p.ref
+		if lane {
+			s = p.lane
+		}
+		c := dialRawConn(t, s)
+		br := bufio.NewReader(c)
+		io.WriteString(c, getRaw("/big.bin"))
+		if _, body, err := readOne(br, "GET"); err != nil || len(body) != 256<<10 {
+			return "big.bin: " + fmtErr(err)
+		}
+		time.Sleep(2 * send) // the client reads the page, then asks for more
+		io.WriteString(c, getRaw(next))
+		resp, body, err := readOne(br, "GET")
+		if err != nil {
+			return "no response: " + err.Error()
+		}
+		return resp.Status + " " + body
+	}
+	for _, next := range []string{"/a.txt", "/b.txt"} { // answered on the lane; handed over
+		want := play(false, next)
+		if got := play(true, next); got != want {
+			t.Errorf("%s after a pause longer than SendTimeout: lane side %q, net/http %q", next, got, want)
+		}
+	}
+}
+
+func fmtErr(err error) string {
+	if err == nil {
+		return "short"
+	}
+	return err.Error()
+}
