@@ -18,10 +18,14 @@ import (
 // A connection the lane reads counts as idle from its accept (laneIdle),
 // before its first request. net/http does not count a new connection as
 // idle until it has waited 5 seconds for its first request (closeIdleConns,
-// issue 22682): SetKeepAlivesEnabled(false) and Shutdown leave it alone, and
-// its first request is answered. The lane closes it, without a word.
+// issue 22682): SetKeepAlivesEnabled(false) leaves it alone, and its first
+// request is answered (with Connection: close). The lane's keep-alive check
+// (serverState.watchKeepAlives, every 100 ms) closes it, without a word.
+// (Shutdown closes it too, at once, where net/http waits; but Go 1.26's
+// net/http answers no request it reads after Shutdown began, so the client
+// sees the same: no answer. That case held up.)
 
-// freshConnAnswer dials srv, waits wait, runs do (if not nil), waits again,
+// freshConnAnswer dials srv, waits, runs do (if not nil), waits again,
 // then sends a request and reports what came back: "200 ..." or the error.
 func freshConnAnswer(t *testing.T, p *reviewPair, lane bool, do func(*http.Server), raw string) string {
 	t.Helper()
@@ -46,7 +50,8 @@ func freshConnAnswer(t *testing.T, p *reviewPair, lane bool, do func(*http.Serve
 }
 
 // TestReviewKeepAlivesOffKillsNewConns: with keep-alives off (set before
-// the server starts, as some operators run), every new connection whose
+// the server starts, as some operators run, or turned off at run time to
+// drain a server), every new connection whose
 // client does not send its request within the lane's 100 ms check is closed
 // unanswered. net/http answers it (with Connection: close). Browsers'
 // preconnects and pooled clients open connections ahead of requests.
@@ -67,7 +72,7 @@ func TestReviewKeepAlivesOffKillsNewConns(t *testing.T) {
 // TestReviewReadHeaderTimeoutTwice: after a lane answer, the next
 // request's header arrives slowly. The lane holds it under
 // ReadHeaderTimeout from its first 4 bytes, as net/http does; but when a
-// field it does not take (Origin, Cookie-less anything it refuses) comes
+// field it refuses (Origin here; any field or byte it does not take) comes
 // before the deadline, it hands the connection over, and net/http starts
 // ReadHeaderTimeout afresh: a slow client gets almost twice the time net/http
 // gives it (docs/fastlane.md lists this only for a first request).

@@ -174,3 +174,30 @@ func TestReviewLearntVaryAcceptEncoding(t *testing.T) {
 			len(bodyOf(lane)), headerOf(t, ref, "Content-Encoding"), len(bodyOf(ref)))
 	}
 }
+
+// TestReviewCookieAuthBypass: files behind a cookie-checking middleware
+// (a members' area of a site served with prefix "/", as the README
+// suggests for "a site whose files are at the top"). The lane refuses to
+// learn from requests with Authorization, but learns from one with a
+// session Cookie: once a member has fetched a file, the lane serves it to
+// anyone. The prefix's promise forbids this setup, but nothing stops it,
+// and learning from no request that carries a Cookie would (the member's
+// request is the only one the middleware lets through).
+func TestReviewCookieAuthBypass(t *testing.T) {
+	t.Parallel()
+	site := testsite.New(t).File("members/report.pdf", []byte("%PDF- members only"))
+	p := newReviewPair(t, site.Root, jaws.Options{}, func(h *jaws.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if c, err := r.Cookie("session"); err != nil || c.Value != "member" {
+				http.Error(w, "members only", http.StatusForbidden)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}, nil)
+	p.teach(t, getRaw("/members/report.pdf", "Cookie: session=member\r\n"))
+	lane, ref := p.both(t, getRaw("/members/report.pdf"))
+	if statusOf(lane) != statusOf(ref) {
+		t.Errorf("without the cookie: lane %d %q, net/http %d", statusOf(lane), bodyOf(lane), statusOf(ref))
+	}
+}
