@@ -210,6 +210,20 @@ func (cw *connWriter) writeDeferredHead(clen int64) {
 	cw.headAt = -1
 }
 
+// keptQueue is the queue's capacity a connection keeps while it waits for
+// a request: one usual response and more; a burst's is let go.
+const keptQueue = 16 << 10
+
+// shrink lets go of a queue grown past keptQueue, once it is empty.
+func (cw *connWriter) shrink() {
+	if cap(cw.out) > keptQueue && len(cw.out) == 0 {
+		cw.out = nil
+	}
+	if cap(cw.bufs) > 16 && len(cw.bufs) == 0 {
+		cw.bufs, cw.writing = nil, nil
+	}
+}
+
 // queued is the bytes waiting to be written.
 func (cw *connWriter) queued() int { return cw.held + len(cw.out) - cw.mark }
 

@@ -117,6 +117,7 @@ func (l *lane) Close() error {
 		close(l.closed)
 		l.h.tx.server(l.srv).removeLane(l)
 		l.shut.Store(true)
+		l.h.retireLane(l)
 	})
 	switch call {
 	case "Close":
@@ -211,42 +212,55 @@ func (l *lane) add(lc *laneConn) bool {
 	return true
 }
 
-// remove forgets a connection the lane no longer reads.
+// remove forgets a connection the lane no longer reads. The last one of a
+// closed lane lets the handler forget the lane.
 func (l *lane) remove(lc *laneConn) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	delete(l.conns, lc)
-	if len(l.conns) == 0 && l.empty != nil {
+	empty := len(l.conns) == 0
+	if empty && l.empty != nil {
 		close(l.empty)
 		l.empty = nil
 	}
+	l.mu.Unlock()
+	if empty && l.shut.Load() {
+		l.h.forgetLane(l)
+	}
 }
 
-// each calls f for every connection the lane reads now.
+// idle reports whether the lane reads no connection.
+func (l *lane) idle() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.conns) == 0
+}
+
+// each calls f for every connection the lane reads now, under the lane's
+// lock: a connection leaves (remove) only under it, so f never meets one
+// that has gone back to the pool. f must not block.
 func (l *lane) each(f func(*laneConn)) {
 	l.mu.Lock()
-	conns := make([]*laneConn, 0, len(l.conns))
+	defer l.mu.Unlock()
 	for lc := range l.conns {
-		conns = append(conns, lc)
-	}
-	l.mu.Unlock()
-	for _, lc := range conns {
 		f(lc)
 	}
 }
 
-// drain closes the idle connections now, and makes the others close after
-// their response.
+// drain closes the idle connections now, new ones included, and makes the
+// others close after their response: srv's Shutdown, after which net/http
+// answers nothing it reads.
 func (l *lane) drain() {
 	l.mu.Lock()
 	l.draining.Store(true)
 	l.mu.Unlock()
-	l.closeIdle()
+	l.each(func(lc *laneConn) { lc.closeIfIdle(true) })
 }
 
-// closeIdle closes the connections waiting for a request: srv's shutdown,
-// or its keep-alives turned off.
-func (l *lane) closeIdle() { l.each((*laneConn).closeIfIdle) }
+// closeIdle closes the connections waiting for their next request, when
+// srv's keep-alives are turned off. A new one, which has yet to send its
+// first, is left to answer it (with "Connection: close"), as net/http
+// leaves its new connections.
+func (l *lane) closeIdle() { l.each(func(lc *laneConn) { lc.closeIfIdle(false) }) }
 
 // closeAll closes every connection at once.
 func (l *lane) closeAll() {
@@ -292,16 +306,63 @@ func (h *Handler) addLane(l *lane) {
 	}
 }
 
+// retireLane stops the handler learning for l, whose listener closed; l
+// stays among the lanes Shutdown and Close end until its last connection
+// is gone.
+func (h *Handler) retireLane(l *lane) {
+	for {
+		old := h.lanes.Load()
+		if old == nil || !slices.Contains(*old, l) {
+			break
+		}
+		var lanes *[]*lane
+		if rest := slices.DeleteFunc(slices.Clone(*old), func(x *lane) bool { return x == l }); len(rest) > 0 {
+			lanes = &rest
+		}
+		if h.lanes.CompareAndSwap(old, lanes) {
+			break
+		}
+	}
+	h.laneMu.Lock()
+	if h.retired == nil {
+		h.retired = make(map[*lane]struct{})
+	}
+	h.retired[l] = struct{}{}
+	h.laneMu.Unlock()
+	if l.idle() {
+		h.forgetLane(l)
+	}
+}
+
+// forgetLane lets go of l, retired and without connections.
+func (h *Handler) forgetLane(l *lane) {
+	h.laneMu.Lock()
+	delete(h.retired, l)
+	h.laneMu.Unlock()
+}
+
+// allLanes is every lane that may read connections: those serving, and
+// those retired with connections left.
+func (h *Handler) allLanes() []*lane {
+	var all []*lane
+	if lanes := h.lanes.Load(); lanes != nil {
+		all = append(all, *lanes...)
+	}
+	h.laneMu.Lock()
+	for l := range h.retired {
+		all = append(all, l)
+	}
+	h.laneMu.Unlock()
+	return all
+}
+
 // endLanes stops every lane reading connections. With graceful, it waits
 // for those it reads to finish their response, until done is closed, and
 // reports whether they all did; else it closes them at once.
 func (h *Handler) endLanes(graceful bool, done <-chan struct{}) bool {
-	lanes := h.lanes.Load()
-	if lanes == nil {
-		return true
-	}
+	lanes := h.allLanes()
 	ok := true
-	for _, l := range *lanes {
+	for _, l := range lanes {
 		l.off.Store(true)
 		if !graceful {
 			l.closeAll()
@@ -313,7 +374,7 @@ func (h *Handler) endLanes(graceful bool, done <-chan struct{}) bool {
 			ok = false
 		}
 	}
-	for _, l := range *lanes {
+	for _, l := range lanes {
 		l.wait(nil)
 	}
 	return ok

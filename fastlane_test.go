@@ -214,11 +214,13 @@ func normalizeAnswer(t *testing.T, raw []byte) (string, time.Time) {
 		base64.RawURLEncoding.EncodeToString(sum[:6]), date
 }
 
-// learn has the lane's server answer target once, through net/http, so
-// that the lane answers it from then on.
+// learn has the lane's server answer target once, GET and HEAD, through
+// net/http, so that the lane answers it from then on.
 func (s *laneSite) learn(t *testing.T, target string) {
 	t.Helper()
-	exchange(t, s.lane, "GET "+target+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	for _, m := range []string{"GET", "HEAD"} {
+		exchange(t, s.lane, m+" "+target+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	}
 }
 
 // dictionary is the Available-Dictionary value of data.

@@ -24,8 +24,10 @@ type Handler struct {
 	variants *variants // content codings, above the store
 	stats    stats
 	tx       mover                   // the transfer paths
-	lanes    atomic.Pointer[[]*lane] // the fast lanes (fastlane.go); nil for none
-	down     atomic.Bool             // Close has begun
+	lanes    atomic.Pointer[[]*lane] // the fast lanes serving (fastlane.go); nil for none
+	laneMu   sync.Mutex
+	retired  map[*lane]struct{} // fast lanes closed with connections left
+	down     atomic.Bool        // Close has begun
 	closed   sync.Once
 	closeErr error
 }

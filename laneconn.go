@@ -25,15 +25,15 @@ type laneConn struct {
 	c     *net.TCPConn
 	state atomic.Int32 // laneIdle, laneBusy, laneClosed
 
-	buf       []byte    // what was read: buf[r:n] is not answered yet
-	r, n      int       //
-	idling    bool      // waiting for the next request, until idleUntil
-	idleUntil time.Time // zero: no idle timeout
-	since     time.Time // when the next request's first 4 bytes were there
-	limit     int       // the most a request may take: the buffer, or MaxHeaderBytes
-	deadline  time.Time // the read deadline set
-	answered  bool      // a request was answered here: srv.ConnState knows it
-	handed    bool      // the connection is srv's
+	buf       []byte      // what was read: buf[r:n] is not answered yet
+	r, n      int         //
+	idling    bool        // waiting for the next request, until idleUntil
+	idleUntil time.Time   // zero: no idle timeout
+	since     time.Time   // when the next request's first 4 bytes were there
+	limit     int         // the most a request may take: the buffer, or MaxHeaderBytes
+	deadline  time.Time   // the read deadline set
+	answered  atomic.Bool // a request was answered here: srv.ConnState knows it
+	handed    bool        // the connection is srv's
 
 	p    laneRequest
 	cw   connWriter
@@ -76,7 +76,8 @@ func (lc *laneConn) release() {
 	lc.l, lc.c = nil, nil
 	lc.r, lc.n, lc.since, lc.deadline = 0, 0, time.Time{}, time.Time{}
 	lc.idling, lc.idleUntil = false, time.Time{}
-	lc.answered, lc.handed = false, false
+	lc.answered.Store(false)
+	lc.handed = false
 	lc.cw = connWriter{out: lc.cw.out[:0], bufs: lc.cw.bufs[:0]}
 	clear(lc.rhdr)
 	clear(lc.whdr)
@@ -149,6 +150,7 @@ func (lc *laneConn) next() bool {
 	}
 	if lc.r == lc.n {
 		lc.r, lc.n = 0, 0
+		lc.cw.shrink() // idle: a burst's queue is not kept for a connection that waits
 	} else if lc.r > 0 {
 		lc.n = copy(lc.buf, lc.buf[lc.r:lc.n])
 		lc.r = 0
@@ -225,7 +227,9 @@ func (lc *laneConn) keepAlive() bool {
 func (lc *laneConn) answer(at int) bool {
 	b := lc.buf[at:]
 	p := &lc.p
-	note := lc.l.notes.find(b[p.hostAt:p.hostEnd], b[p.targetAt:p.targetEnd])
+	k := keyBytes{head: p.head, host: b[p.hostAt:p.hostEnd], fhost: b[p.fhostAt:p.fhostEnd],
+		fproto: b[p.fprotoAt:p.fprotoEnd], target: b[p.targetAt:p.targetEnd]}
+	note := lc.l.notes.find(&k)
 	if note == nil || !lc.state.CompareAndSwap(laneIdle, laneBusy) {
 		return false
 	}
@@ -235,9 +239,9 @@ func (lc *laneConn) answer(at int) bool {
 		lc.state.CompareAndSwap(laneBusy, laneIdle)
 		return false
 	}
-	if !lc.answered {
+	if !lc.answered.Load() {
 		lc.connState(http.StateNew)
-		lc.answered = true
+		lc.answered.Store(true)
 	}
 	lc.connState(http.StateActive)
 	lc.cw.armWrite()
@@ -264,7 +268,7 @@ func (lc *laneConn) prepare(note *laneNote, b []byte) {
 			lc.rhdr[key] = lc.vals[i : i+1 : i+1]
 		}
 	}
-	lc.url = url.URL{Path: note.path, RawPath: note.rawPath, RawQuery: note.rawQuery}
+	lc.url = url.URL{Path: note.path, RawPath: note.rawPath, RawQuery: note.rawQuery()}
 	r := lc.req
 	r.Method = http.MethodGet
 	if p.head {
@@ -288,15 +292,13 @@ func (lc *laneConn) prepare(note *laneNote, b []byte) {
 // zero-copy response's hand-back).
 func (lc *laneConn) handOver() {
 	lc.setReadDeadline(time.Time{})
-	if lc.cw.writeLimit != (time.Time{}) {
-		lc.c.SetWriteDeadline(time.Time{})
-	}
+	lc.c.SetWriteDeadline(time.Time{}) // a lane answer's, which net/http would not have left
 	if !lc.state.CompareAndSwap(laneIdle, laneClosed) {
 		return // closed meanwhile
 	}
 	lc.handed = true
 	lc.l.remove(lc)
-	if !lc.answered {
+	if !lc.answered.Load() {
 		lc.l.handOver(lc.c)
 		return
 	}
@@ -325,7 +327,7 @@ func (lc *laneConn) end() {
 	if !lc.handed {
 		lc.state.Store(laneClosed)
 		lc.c.Close()
-		if lc.answered {
+		if lc.answered.Load() {
 			lc.connState(http.StateClosed)
 		}
 		lc.l.remove(lc)
@@ -333,9 +335,10 @@ func (lc *laneConn) end() {
 	lc.release()
 }
 
-// closeIfIdle closes the connection if it waits for a request.
-func (lc *laneConn) closeIfIdle() {
-	if lc.state.CompareAndSwap(laneIdle, laneClosed) {
+// closeIfIdle closes the connection if it waits for a request: its next
+// one, or, with new, its first.
+func (lc *laneConn) closeIfIdle(new bool) {
+	if (new || lc.answered.Load()) && lc.state.CompareAndSwap(laneIdle, laneClosed) {
 		lc.c.Close()
 	}
 }

@@ -21,120 +21,176 @@ import (
 
 // laneNote is what the lane learnt of one request target.
 type laneNote struct {
-	host, target  string // the request's Host and target, as sent
-	path, rawPath string // r.URL as jaws saw it
-	rawQuery      string
+	noteKey
+	path, rawPath string      // r.URL as jaws saw it
 	name          string      // the name jaws served (cleaned, before a hashed name's resolution or a page's ".html")
 	info          fs.FileInfo // the file's version then
 	hdr           http.Header // the headers set in front of jaws, each value clipped
+	size          int         // about the bytes it keeps alive
 	next          *laneNote   // another note of the same hash
 }
 
-// laneNotes are a lane's notes, by hash of host and target.
-type laneNotes struct {
-	seed maphash.Seed
-	mu   sync.RWMutex
-	m    map[uint64]*laneNote
-	n    int
+// noteKey is what a note is learnt for: the method, the Host, what a proxy
+// in front says of the host and scheme the client used (X-Forwarded-Host,
+// X-Forwarded-Proto: tenants and redirects are routed by them), and the
+// target, each as sent.
+type noteKey struct {
+	head                        bool // HEAD, else GET: a router may answer one and not the other
+	host, fhost, fproto, target string
 }
 
-// maxLaneNotes bounds the notes a lane keeps, at about half a KiB each:
-// past it, it forgets them all and learns the names asked for again, one
-// request each through the server.
-const maxLaneNotes = 1 << 14
+// rawQuery is the key's target's query, as r.URL.RawQuery has it.
+func (k *noteKey) rawQuery() string {
+	_, q, _ := strings.Cut(k.target, "?")
+	return q
+}
+
+// laneNotes are a lane's notes, by hash of their key.
+type laneNotes struct {
+	seed  maphash.Seed
+	mu    sync.RWMutex
+	m     map[uint64]*laneNote
+	n     int
+	bytes int
+}
+
+// Bounds of a lane's notes: past either, it forgets an eighth of them and
+// learns the names asked for again, one request each through the server.
+const (
+	maxLaneNotes     = 1 << 14
+	maxLaneNoteBytes = 16 << 20
+)
 
 func (ns *laneNotes) init() {
 	ns.seed = maphash.MakeSeed()
 	ns.m = make(map[uint64]*laneNote)
 }
 
-// key is the map key of host and target; keyOf is the same for strings.
-func (ns *laneNotes) key(host, target []byte) uint64 {
-	return maphash.Bytes(ns.seed, target) ^ bits.RotateLeft64(maphash.Bytes(ns.seed, host), 1)
+// keyBytes is a noteKey the lane parsed, its parts in the buffer.
+type keyBytes struct {
+	head                        bool
+	host, fhost, fproto, target []byte
 }
 
-func (ns *laneNotes) keyOf(host, target string) uint64 {
-	return maphash.String(ns.seed, target) ^ bits.RotateLeft64(maphash.String(ns.seed, host), 1)
+func (ns *laneNotes) hashOf(head bool, host, fhost, fproto, target string) uint64 {
+	h := maphash.String(ns.seed, target) ^ bits.RotateLeft64(maphash.String(ns.seed, host), 1) ^
+		bits.RotateLeft64(maphash.String(ns.seed, fhost), 2) ^ bits.RotateLeft64(maphash.String(ns.seed, fproto), 3)
+	if head {
+		h = ^h
+	}
+	return h
 }
 
-// find returns the note of host and target, or nil.
-func (ns *laneNotes) find(host, target []byte) *laneNote {
-	return ns.lookup(ns.key(host, target), string(host), string(target))
-}
-
-// has reports whether there is a note of host and target.
-func (ns *laneNotes) has(host, target string) bool {
-	return ns.lookup(ns.keyOf(host, target), host, target) != nil
-}
-
-func (ns *laneNotes) lookup(k uint64, host, target string) *laneNote {
+// find returns the note of k, or nil. The conversions of k's bytes to
+// strings allocate nothing: they are only compared and hashed.
+func (ns *laneNotes) find(k *keyBytes) *laneNote {
+	h := ns.hashOf(k.head, string(k.host), string(k.fhost), string(k.fproto), string(k.target))
 	ns.mu.RLock()
-	n := ns.m[k]
-	for n != nil && (n.target != target || n.host != host) {
+	n := ns.m[h]
+	for n != nil && (n.head != k.head || n.target != string(k.target) || n.host != string(k.host) ||
+		n.fhost != string(k.fhost) || n.fproto != string(k.fproto)) {
 		n = n.next
 	}
 	ns.mu.RUnlock()
 	return n
 }
 
-// put keeps n, in place of a note of the same host and target.
-func (ns *laneNotes) put(n *laneNote) {
-	k := ns.keyOf(n.host, n.target)
-	ns.mu.Lock()
-	defer ns.mu.Unlock()
-	if ns.n >= maxLaneNotes {
-		clear(ns.m)
-		ns.n = 0
+// has reports whether there is a note of k.
+func (ns *laneNotes) has(k noteKey) bool {
+	h := ns.hashOf(k.head, k.host, k.fhost, k.fproto, k.target)
+	ns.mu.RLock()
+	defer ns.mu.RUnlock()
+	for n := ns.m[h]; n != nil; n = n.next {
+		if n.noteKey == k {
+			return true
+		}
 	}
-	head := ns.m[k]
-	n.next = dropNote(head, n.host, n.target)
-	if n.next == head {
-		ns.n++
-	}
-	ns.m[k] = n
+	return false
 }
 
-// drop forgets n, once found stale.
-func (ns *laneNotes) drop(n *laneNote) {
-	k := ns.keyOf(n.host, n.target)
+// put keeps n, in place of a note of the same key.
+func (ns *laneNotes) put(n *laneNote) {
+	h := ns.hashOf(n.head, n.host, n.fhost, n.fproto, n.target)
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
-	head := ns.m[k]
-	rest := dropNote(head, n.host, n.target)
-	if rest == head {
+	if ns.n >= maxLaneNotes || ns.bytes+n.size > maxLaneNoteBytes {
+		ns.forgetSome()
+	}
+	head := ns.m[h]
+	rest, old := dropNote(head, n.noteKey, nil)
+	if old != nil {
+		ns.n--
+		ns.bytes -= old.size
+	}
+	n.next = rest
+	ns.m[h] = n
+	ns.n++
+	ns.bytes += n.size
+}
+
+// forgetSome forgets an eighth of the notes, those the map's order picks;
+// ns.mu is held.
+func (ns *laneNotes) forgetSome() {
+	drop := max(1, len(ns.m)/8)
+	for h, head := range ns.m {
+		for n := head; n != nil; n = n.next {
+			ns.n--
+			ns.bytes -= n.size
+		}
+		delete(ns.m, h)
+		if drop--; drop == 0 {
+			return
+		}
+	}
+}
+
+// drop forgets n, found stale, unless a note learnt since replaced it.
+func (ns *laneNotes) drop(n *laneNote) {
+	h := ns.hashOf(n.head, n.host, n.fhost, n.fproto, n.target)
+	ns.mu.Lock()
+	defer ns.mu.Unlock()
+	head := ns.m[h]
+	rest, old := dropNote(head, n.noteKey, n)
+	if old == nil {
 		return
 	}
 	ns.n--
+	ns.bytes -= old.size
 	if rest == nil {
-		delete(ns.m, k)
+		delete(ns.m, h)
 	} else {
-		ns.m[k] = rest
+		ns.m[h] = rest
 	}
 }
 
-// dropNote returns the chain at head without the note of host and target;
-// notes are never changed once shared, so the chain is copied up to it.
-func dropNote(head *laneNote, host, target string) *laneNote {
+// dropNote returns the chain at head without the note of key k (only if it
+// is only, when only is not nil), and the note dropped. Notes are never
+// changed once shared, so the chain is copied up to it.
+func dropNote(head *laneNote, k noteKey, only *laneNote) (rest, dropped *laneNote) {
 	switch {
 	case head == nil:
-		return nil
-	case head.host == host && head.target == target:
-		return head.next
+		return nil, nil
+	case head.noteKey == k:
+		if only != nil && head != only {
+			return head, nil
+		}
+		return head.next, head
 	}
-	rest := dropNote(head.next, host, target)
-	if rest == head.next {
-		return head
+	rest, dropped = dropNote(head.next, k, only)
+	if dropped == nil {
+		return head, nil
 	}
 	c := *head
 	c.next = rest
-	return &c
+	return &c, dropped
 }
 
 // learning is a request through the server that lanes may learn from.
 type learning struct {
-	lanes        []*lane
-	host, target string
-	hdr          http.Header // what the handlers in front of jaws set
+	lanes []*lane
+	key   noteKey
+	hdr   http.Header // what the handlers in front of jaws set
+	size  int
 }
 
 // serveLearning is serveNext's tail on a handler with fast lanes: a
@@ -148,24 +204,26 @@ func (h *Handler) serveLearning(w http.ResponseWriter, r *http.Request, next htt
 // finds the lane knowing the name.
 func (lr *learning) served(r *http.Request, name string, e *entry) {
 	for _, l := range lr.lanes {
-		l.notes.put(&laneNote{host: lr.host, target: lr.target, path: r.URL.Path, rawPath: r.URL.RawPath,
-			rawQuery: r.URL.RawQuery, name: name, info: e.info, hdr: lr.hdr})
+		l.notes.put(&laneNote{noteKey: lr.key, path: r.URL.Path, rawPath: r.URL.RawPath,
+			name: name, info: e.info, hdr: lr.hdr, size: lr.size + len(r.URL.Path) + len(r.URL.RawPath) + len(name)})
 	}
 }
 
 // learnFrom returns what the lanes of r's server may learn from r, or nil:
 // r must be a request one of them would have answered, with no note yet,
-// and reach jaws on net/http's own writer with nothing written, so that
-// the headers in w now are all that the handlers in front will have set.
+// that reaches jaws with the path the lane would give it and on net/http's
+// own writer with nothing written, so that the headers in w now are all
+// that the handlers in front will have set.
 func learnFrom(lanes []*lane, w http.ResponseWriter, r *http.Request) *learning {
 	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
 	if srv == nil || !laneEligible(r) {
 		return nil
 	}
+	key := noteKey{head: r.Method == http.MethodHead, host: r.Host, fhost: first(r.Header, "X-Forwarded-Host"),
+		fproto: first(r.Header, "X-Forwarded-Proto"), target: r.RequestURI}
 	var lr *learning
 	for _, l := range lanes {
-		if l.srv != srv || !strings.HasPrefix(r.RequestURI, l.prefix) || l.off.Load() || l.shut.Load() ||
-			l.notes.has(r.Host, r.RequestURI) {
+		if l.srv != srv || !laneMaps(r, l.prefix) || l.off.Load() || l.shut.Load() || l.notes.has(key) {
 			continue
 		}
 		if lr == nil {
@@ -180,11 +238,35 @@ func learnFrom(lanes []*lane, w http.ResponseWriter, r *http.Request) *learning 
 			if _, ok := hdr["Transfer-Encoding"]; ok || hasTrailers(hdr) {
 				return nil // net/http would frame the body: not the lane's
 			}
-			lr = &learning{host: r.Host, target: r.RequestURI, hdr: hdr.Clone()}
+			if _, ok := hdr["Set-Cookie"]; ok {
+				return nil // for the one who asked, never for everyone
+			}
+			lr = &learning{key: key, hdr: hdr.Clone(), size: 256 + len(key.host) + len(key.fhost) + len(key.fproto) + len(key.target)}
+			for k, vv := range lr.hdr {
+				lr.size += len(k) + 16
+				for _, v := range vv {
+					lr.size += len(v) + 16
+				}
+			}
 		}
 		lr.lanes = append(lr.lanes, l)
 	}
 	return lr
+}
+
+// laneMaps reports whether r reaches jaws with the path the lane gives a
+// request for its target: the path as sent less prefix, as http.StripPrefix
+// strips it (with or without the prefix's last slash). A request a handler
+// in front rewrote (middleware.SPA's index page for a client route) is not
+// one the lane can answer.
+func laneMaps(r *http.Request, prefix string) bool {
+	sent := requestPath(r)
+	rest, ok := strings.CutPrefix(sent, prefix)
+	if !ok {
+		return false
+	}
+	got := r.URL.EscapedPath()
+	return got == rest || got == "/"+rest || got == sent
 }
 
 // hasTrailers reports whether hdr declares trailers, which net/http writes
@@ -208,14 +290,20 @@ func laneEligible(r *http.Request) bool {
 	if r.TLS != nil || r.ProtoMajor != 1 || r.ProtoMinor != 1 ||
 		r.Method != http.MethodGet && r.Method != http.MethodHead ||
 		r.ContentLength != 0 || len(r.TransferEncoding) > 0 ||
-		r.RequestURI == "" || r.RequestURI[0] != '/' || !isHostValue([]byte(r.Host)) {
+		r.RequestURI == "" || r.RequestURI[0] != '/' || !isHostValue([]byte(r.Host)) ||
+		len(r.Host)+len(r.RequestURI) > laneBufSize/2 {
 		return false
 	}
+	// And no Cookie: what the lane learns is for everyone, and a cookie may
+	// be what let this request through (a session that middleware checks).
 	for _, k := range [...]string{"Authorization", "Proxy-Authorization", "Origin", "Content-Length",
-		"Transfer-Encoding", "Expect", "Upgrade"} {
+		"Transfer-Encoding", "Expect", "Upgrade", "Cookie"} {
 		if _, ok := r.Header[k]; ok {
 			return false
 		}
+	}
+	if len(r.Header["X-Forwarded-Host"]) > 1 || len(r.Header["X-Forwarded-Proto"]) > 1 {
+		return false
 	}
 	switch c := r.Header["Connection"]; len(c) {
 	case 0:

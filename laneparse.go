@@ -15,7 +15,8 @@ package jaws
 //	end          = CRLF
 //
 // with exactly one Host (of host characters only), at most one
-// Connection ("close" or "keep-alive"), and none of the fields that make a
+// Connection ("close" or "keep-alive"), X-Forwarded-Host and
+// X-Forwarded-Proto, and none of the fields that make a
 // request something other than a plain read of a public file: a body
 // (Content-Length, Transfer-Encoding, Expect), a protocol switch (Upgrade),
 // credentials (Authorization, Proxy-Authorization) or a cross-origin fetch
@@ -56,6 +57,9 @@ type laneRequest struct {
 	head                bool // HEAD, else GET
 	targetAt, targetEnd int32
 	hostAt, hostEnd     int32
+	fhostAt, fhostEnd   int32 // X-Forwarded-Host, at most one
+	fprotoAt, fprotoEnd int32 // X-Forwarded-Proto, at most one
+	fhosts, fprotos     int
 	closeConn           bool // Connection: close
 	size                int  // the request line and header block, CRLFs included
 	values              [maxLaneValues]laneValue
@@ -188,6 +192,16 @@ func parseLaneField(b []byte, i, end int, p *laneRequest) (int, laneVerdict) {
 			return 0, laneRefuse
 		}
 		p.hostAt, p.hostEnd = int32(valAt), int32(valEnd)
+	case k == kindFwdHost:
+		if p.fhosts++; p.fhosts > 1 {
+			return 0, laneRefuse
+		}
+		p.fhostAt, p.fhostEnd = int32(valAt), int32(valEnd)
+	case k == kindFwdProto:
+		if p.fprotos++; p.fprotos > 1 {
+			return 0, laneRefuse
+		}
+		p.fprotoAt, p.fprotoEnd = int32(valAt), int32(valEnd)
 	case k >= 0:
 		if k == fieldConnection {
 			p.connections++
@@ -214,6 +228,10 @@ const (
 	kindIgnore = -1 // a field jaws does not read
 	kindRefuse = -2 // a field that sends the request to net/http
 	kindHost   = -3
+	// What a proxy in front says of the client's host and scheme: part of
+	// what a note is learnt for (noteKey).
+	kindFwdHost  = -4
+	kindFwdProto = -5
 )
 
 // laneFieldKind classifies a field name, ASCII case-insensitively.
@@ -226,6 +244,10 @@ func laneFieldKind(name []byte) int {
 	switch {
 	case asciiEqualFold(name, "Host"):
 		return kindHost
+	case asciiEqualFold(name, "X-Forwarded-Host"):
+		return kindFwdHost
+	case asciiEqualFold(name, "X-Forwarded-Proto"):
+		return kindFwdProto
 	case asciiEqualFold(name, "Authorization"), asciiEqualFold(name, "Proxy-Authorization"),
 		asciiEqualFold(name, "Origin"), asciiEqualFold(name, "Content-Length"),
 		asciiEqualFold(name, "Transfer-Encoding"), asciiEqualFold(name, "Expect"),

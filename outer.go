@@ -117,6 +117,9 @@ var writerType = reflect.TypeFor[http.ResponseWriter]()
 // which writes the bytes it is given: net/http's, for HTTP/1 and HTTP/2,
 // httptest's ResponseRecorder, and x/net/http2's.
 func serversOwn(w http.ResponseWriter) bool {
+	if isOwned(w) {
+		return true // the fast lane's writer, beneath which nothing encodes
+	}
 	t := namedType(w)
 	if t == nil {
 		return false

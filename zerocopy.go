@@ -198,6 +198,9 @@ func (s *mover) zeroCopyOwned(cw *connWriter, w http.ResponseWriter, sf *sharedF
 	if err != nil {
 		cw.err = err
 	}
+	// The chunks' deadlines end with the response: the server's
+	// WriteTimeout, or none, for what follows on the connection.
+	cw.conn.SetWriteDeadline(cw.writeLimit)
 	s.lane.bytes.Add(uint64(body))
 	noteSent(w, resp.status, body)
 }
