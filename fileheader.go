@@ -1,6 +1,7 @@
 package jaws
 
 import (
+	"fmt"
 	"log"
 	"net/http"
 	"slices"
@@ -42,12 +43,16 @@ func newFileHeaders(fn func(string, http.Header), logger *log.Logger) *fileHeade
 
 // of calls the hook for the file name and returns the fields it set that
 // are allowed, canonical, merged by name and sorted, packed for the
-// entry's representation; nil for none.
-func (fh *fileHeaders) of(name string) []headerField {
+// entry's representation; nil for none. A panic in the hook is errHook:
+// it runs within the cache's build of the entry, which must end, so that
+// the requests waiting for it go on (and the next one asks again).
+func (fh *fileHeaders) of(name string) ([]headerField, error) {
 	h := make(http.Header)
-	fh.fn(name, h)
+	if err := fh.call(name, h); err != nil {
+		return nil, err
+	}
 	if len(h) == 0 {
-		return nil
+		return nil, nil
 	}
 	keys := make([]string, 0, len(h))
 	for k := range h {
@@ -72,10 +77,21 @@ func (fh *fileHeaders) of(name string) []headerField {
 		kept[ck] = append(kept[ck], vals...)
 	}
 	if len(names) == 0 {
-		return nil
+		return nil, nil
 	}
 	slices.Sort(names)
-	return packFields(names, kept)
+	return packFields(names, kept), nil
+}
+
+// call runs the hook, its panic an error.
+func (fh *fileHeaders) call(name string, h http.Header) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w for %s: %v", errHook, name, p)
+		}
+	}()
+	fh.fn(name, h)
+	return nil
 }
 
 // refuse says, once per field name, that the hook's field key is left out.

@@ -2,6 +2,7 @@ package jaws
 
 import (
 	"bytes"
+	"errors"
 	"log"
 	"net/http"
 	"net/http/httptest"
@@ -88,7 +89,10 @@ func TestFileHeadersOf(t *testing.T) {
 			fh := newFileHeaders(func(string, http.Header) {}, log.New(&logged, "", 0))
 			fh.fn = func(_ string, h http.Header) { tc.set(h) }
 			for range 3 { // said once, however often
-				got := fh.of("a.txt")
+				got, err := fh.of("a.txt")
+				if err != nil {
+					t.Fatal(err)
+				}
 				if tc.want == nil && got != nil {
 					t.Fatalf("got %v, want nil", got)
 				}
@@ -120,6 +124,10 @@ func TestFileHeadersOf(t *testing.T) {
 	}
 	if newFileHeaders(nil, log.Default()) != nil {
 		t.Error("no hook, yet a fileHeaders")
+	}
+	fh := newFileHeaders(func(string, http.Header) { panic("bug") }, log.Default())
+	if got, err := fh.of("a.txt"); got != nil || !errors.Is(err, errHook) || errorStatus(err) != http.StatusInternalServerError {
+		t.Errorf("a hook that panics: %v, %v (status %d), want errHook, a 500", got, err, errorStatus(err))
 	}
 }
 

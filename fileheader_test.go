@@ -2,13 +2,16 @@ package jaws_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"log"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/andybalholm/brotli"
 
@@ -406,5 +409,59 @@ func TestHeaderHookValuesNotShared(t *testing.T) {
 			resp, _ := plain.Get(t, "/"+name)
 			checkFileFields(t, resp.Header, name)
 		})
+	}
+}
+
+// TestHeaderHookPanics: a hook that panics for a file makes its requests,
+// however many at once, a 500, logged, and each asks the hook again; the
+// build of the entry ends, so none waits for it, and other files are
+// served.
+func TestHeaderHookPanics(t *testing.T) {
+	t.Parallel()
+	site := testsite.New(t).File("bad.txt", []byte("bad")).File("good.txt", []byte("good"))
+	var logged testsite.SyncBuffer
+	var calls atomic.Int64
+	h := newHandler(t, site.Root, jaws.Options{ErrorLog: log.New(&logged, "", 0), Header: func(name string, h http.Header) {
+		if name == "bad.txt" {
+			calls.Add(1)
+			panic("a bug in the application")
+		}
+		h.Set("X-File", name)
+	}})
+	s := testsite.Start(t, testsite.HTTP1, h)
+	get := func(target string) (int, string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		req := s.NewRequest(t, "GET", target).WithContext(ctx)
+		resp, err := s.Client.Do(req)
+		if err != nil {
+			return 0, "", err
+		}
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("X-File"), nil
+	}
+	const n = 8
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			if code, _, err := get("/bad.txt"); err != nil || code != http.StatusInternalServerError {
+				t.Errorf("bad.txt: %d, %v; want 500", code, err)
+			}
+		})
+	}
+	wg.Wait()
+	if code, file, err := get("/bad.txt"); err != nil || code != http.StatusInternalServerError {
+		t.Errorf("bad.txt again: %d, %v; want 500", code, err)
+	} else if file != "" {
+		t.Errorf("X-File %q on a 500", file)
+	}
+	if code, file, err := get("/good.txt"); err != nil || code != 200 || file != "good.txt" {
+		t.Errorf("good.txt: %d %q, %v; want 200 with the hook's field", code, file, err)
+	}
+	if c := calls.Load(); c < 2 {
+		t.Errorf("the hook ran %d times for bad.txt, want once per failed build", c)
+	}
+	if !strings.Contains(logged.String(), "a bug in the application") {
+		t.Errorf("the panic is not in the log:\n%s", logged.String())
 	}
 }

@@ -118,16 +118,21 @@ func newHandler(opts Options, open func(*sweeper) (source, error)) (*Handler, er
 
 // describe completes a new entry of the file name, whose first bytes are
 // head, for the layers above the store: its HTTP representation, the fields
-// Options.Header gives it, and the codings it can be served in.
-func (h *Handler) describe(e *entry, name string, head []byte) {
+// Options.Header gives it, and the codings it can be served in. It fails
+// only when the hook panics (errHook).
+func (h *Handler) describe(e *entry, name string, head []byte) error {
 	represent(e, head, h.opts.ContentTypes)
 	if h.header != nil {
 		// The hook is given the file's own name under the root: e.file,
 		// an index page's too. An entry whose file is not the name it is
 		// served as passes that name here.
-		e.rep.fields = h.header.of(e.file)
+		var err error
+		if e.rep.fields, err = h.header.of(e.file); err != nil {
+			return err
+		}
 	}
 	h.variants.describe(e, name)
+	return nil
 }
 
 // Shutdown ends the handler gracefully: it waits until the zero-copy

@@ -126,12 +126,13 @@ type Options struct {
 	// cache let the entry go (or declined it: a file the cache does not
 	// keep is built by each request), so once per version of a file the
 	// cache keeps; not per request, and not per coding. It runs on the
-	// goroutine of the request that builds
-	// the entry, while other requests for that file wait, and for several
-	// files at once: keep it fast and safe for concurrent use. What it sets
-	// is checked then and kept with the entry (counted against
-	// CacheMaxBytes), so a hit allocates nothing for it. nil means none,
-	// and costs nothing.
+	// goroutine of the request that builds the entry, while other requests
+	// for that file wait, and for several files at once: keep it fast and
+	// safe for concurrent use. Should it panic, that request gets a 500,
+	// logged in ErrorLog, and no entry is kept: the next request asks
+	// again. What it sets is checked then and kept with the entry (counted
+	// against CacheMaxBytes), so a hit allocates nothing for it. nil means
+	// none, and costs nothing.
 	//
 	// Its fields go out with every 200, 206 and 304 response for the file,
 	// HEAD included, whatever sends it (memory, zero-copy, fallback, the
