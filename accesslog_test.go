@@ -8,41 +8,12 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jaws-go/jaws"
 	"github.com/jaws-go/jaws/internal/testsite"
 )
-
-// records collects what OnResponse hands over.
-type records struct {
-	mu  sync.Mutex
-	all []jaws.ResponseRecord
-	ch  chan jaws.ResponseRecord
-}
-
-func newRecords() *records { return &records{ch: make(chan jaws.ResponseRecord, 100)} }
-
-func (rs *records) add(r jaws.ResponseRecord) {
-	rs.mu.Lock()
-	rs.all = append(rs.all, r)
-	rs.mu.Unlock()
-	rs.ch <- r
-}
-
-// next waits for the next record.
-func (rs *records) next(t *testing.T) jaws.ResponseRecord {
-	t.Helper()
-	select {
-	case r := <-rs.ch:
-		return r
-	case <-time.After(10 * time.Second):
-		t.Fatal("no record")
-		return jaws.ResponseRecord{}
-	}
-}
 
 // lineLog is a log buffer that tells each line written: the handler calls
 // OnResponse before it writes the log line, and a zero-copy response

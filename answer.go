@@ -13,18 +13,21 @@ import (
 // Answering for one regular file, once it is found: its validators and the
 // request's preconditions, the plan of its body (ranges), and the transfer.
 
-// serveEntry answers for one regular file: validators, preconditions,
-// ranges, then the transfer. outerEncoded: an outer handler set
-// Content-Encoding and encodes what jaws writes; zeroCopy: the request may
-// take the zero-copy path (zeroCopyCandidate), if its response is large
-// enough and its connection allows it; d what it makes of dictionaries.
-// It returns the body the caller writes (mover.send).
-func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, outerEncoded, zeroCopy bool, d *dictUse) unsent {
-	useRange, done := h.preconditions(w, r, t.e)
+// serveEntry answers for one regular file, f's target (the file or its
+// variant): validators, preconditions, ranges, then the transfer.
+// outerEncoded: an outer handler set Content-Encoding and encodes what jaws
+// writes; f.zeroCopy: the request may take the zero-copy path
+// (zeroCopyCandidate), if its response is large enough and its connection
+// allows it; d what it makes of dictionaries. An answer that is not the
+// file's (412, 416, an error) goes without f.fields. It returns the body
+// the caller writes (mover.send).
+func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, f *found, outerEncoded bool, d *dictUse) unsent {
+	t := &f.t
+	useRange, done := h.preconditions(w, r, t.e, f.fields)
 	if done {
 		return unsent{}
 	}
-	resp, ok := h.plan(w, r, t.e, useRange, outerEncoded)
+	resp, ok := h.plan(w, r, t.e, useRange, outerEncoded, f.fields)
 	if !ok {
 		return unsent{}
 	}
@@ -35,8 +38,9 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, 
 	if t.e.body == nil && r.Method != http.MethodHead {
 		// The descriptor the transfer reads: the shared one for zero-copy,
 		// else one of the request's own, where net/http can use sendfile.
-		resp.zeroCopy = zeroCopy && !resp.transformed && h.tx.zeroCopySize(w, resp.length) && h.tx.zeroCopyAllowed(w, r)
+		resp.zeroCopy = f.zeroCopy && !resp.transformed && h.tx.zeroCopySize(w, resp.length) && h.tx.zeroCopyAllowed(w, r)
 		if err := h.store.acquire(t, resp.zeroCopy); err != nil {
+			dropFields(w.Header(), f.fields)
 			h.fail(w, err)
 			return unsent{}
 		}
@@ -46,8 +50,9 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, t *target, 
 
 // preconditions sets e's validators and evaluates the request's
 // preconditions against them (RFC 9110 §13.2.2), answering a 304 or 412
-// itself (done); useRange reports whether a Range may be honoured.
-func (h *Handler) preconditions(w http.ResponseWriter, r *http.Request, e *entry) (useRange, done bool) {
+// itself (done); useRange reports whether a Range may be honoured. fields
+// (Options.Header's) stay on a 304 and leave a 412.
+func (h *Handler) preconditions(w http.ResponseWriter, r *http.Request, e *entry, fields []headerField) (useRange, done bool) {
 	hdr := w.Header()
 	mod, lastMod := e.rep.mod, e.rep.hdrLastModified
 	if e.rep.mtimeAhead {
@@ -75,8 +80,9 @@ func (h *Handler) preconditions(w http.ResponseWriter, r *http.Request, e *entry
 		return false, true
 	case http.StatusPreconditionFailed:
 		// Not the file: an outer policy for it (a year of immutable
-		// caching) must not stick to the refusal.
+		// caching) must not stick to the refusal, nor the file's own.
 		delete(hdr, "Cache-Control")
+		dropFields(hdr, fields)
 		w.WriteHeader(status)
 		return false, true
 	}
@@ -93,8 +99,8 @@ func asksRange(r *http.Request) bool {
 
 // plan lays out the response for e (RFC 9110 §14: the range, if one is to be
 // honoured, or several as multipart/byteranges) and sets its headers,
-// answering a 416 itself (ok false).
-func (h *Handler) plan(w http.ResponseWriter, r *http.Request, e *entry, useRange, outerEncoded bool) (response, bool) {
+// answering a 416 itself (ok false), without fields (Options.Header's).
+func (h *Handler) plan(w http.ResponseWriter, r *http.Request, e *entry, useRange, outerEncoded bool, fields []headerField) (response, bool) {
 	hdr := w.Header()
 	// A Content-Type set by an outer handler wins, as in http.ServeContent.
 	ctype := keepOuter(hdr, "Content-Type", e.rep.hdrCtype)
@@ -110,6 +116,7 @@ func (h *Handler) plan(w http.ResponseWriter, r *http.Request, e *entry, useRang
 	resp := planResponse(rangeHdr, size, ctype, maxRanges)
 	if resp.status == http.StatusRequestedRangeNotSatisfiable {
 		hdr.Set("Content-Range", unsatisfiedRange(size))
+		dropFields(hdr, fields)
 		h.serveErrorText(w, resp.status, resp.reason)
 		return resp, false
 	}

@@ -41,14 +41,24 @@ func benchPeers(b *testing.B) (dir string, peers map[string]http.Handler) {
 	h, err := New(dir, Options{})
 	must(b, err)
 	b.Cleanup(func() { h.Close() })
-	return dir, map[string]http.Handler{"jaws": h, "stdlib": http.FileServer(http.Dir(dir))}
+	// jaws-header: with Options.Header setting three fields per file.
+	hh, err := New(dir, Options{Header: func(_ string, h http.Header) {
+		h.Set("Cache-Control", "public, max-age=3600")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Add("Link", "</style.css>; rel=preload; as=style")
+	}})
+	must(b, err)
+	b.Cleanup(func() { hh.Close() })
+	return dir, map[string]http.Handler{"jaws": h, "jaws-header": hh, "stdlib": http.FileServer(http.Dir(dir))}
 }
 
-// BenchmarkHandler measures one GET in the handler alone, per size and peer.
+// BenchmarkHandler measures one GET in the handler alone, per size and
+// peer; jaws-header is jaws with Options.Header set, which must allocate
+// nothing more.
 func BenchmarkHandler(b *testing.B) {
 	_, peers := benchPeers(b)
 	for _, s := range benchSizes {
-		for _, peer := range []string{"jaws", "stdlib"} {
+		for _, peer := range []string{"jaws", "jaws-header", "stdlib"} {
 			b.Run(s.name+"/"+peer, func(b *testing.B) {
 				h := peers[peer]
 				r := httptest.NewRequest("GET", "/"+s.name+".bin", nil)

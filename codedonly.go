@@ -13,6 +13,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
@@ -108,6 +109,12 @@ func (v *variants) onlyCoded(key, file string, dirIndex bool) (target, error) {
 		only := &onlyState{name: file, primary: p.c, prefix: prefix, whole: whole}
 		e.release = only.releaseSpill
 		e.rep.hdrCtype = []string{contentType(file, prefix[:min(len(prefix), sniffLen)], v.types)}
+		if v.fields != nil {
+			// Options.Header, asked with the plain name: the file's.
+			if e.rep.fields, err = v.fields(file); err != nil {
+				return nil, err
+			}
+		}
 		vs := &e.vary
 		vs.siblings = siblings | setOf(p.c)
 		vs.only = only
@@ -374,19 +381,16 @@ func (sp *spills) write(ctx context.Context, e *entry, head []byte, r io.Reader,
 			return nil, decodeError(err)
 		}
 	}
-	// Last-Modified is the primary's; unlinked then, so that its version
-	// (ctime included) is final before it is taken.
-	mtime := e.info.ModTime()
-	if err := os.Chtimes(path, mtime, mtime); err != nil {
-		return nil, err
-	}
+	// Unlinked before its stat, so that its version (ctime included) is
+	// final when it is taken.
 	if err := os.Remove(path); err != nil {
 		return nil, err
 	}
-	info, err := f.Stat()
+	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
+	info := spillInfo{st, e.info.ModTime()}
 	ve := &entry{fileRef: fileRef{file: e.file, info: info, ver: versionOf(info), tree: e.tree, readAt: e.readAt},
 		coding: identity, seekable: true, spilled: true}
 	ve.sf = newSharedFile(f)
@@ -400,6 +404,15 @@ func (sp *spills) write(ctx context.Context, e *entry, head []byte, r io.Reader,
 	ok = true
 	return ve, nil
 }
+
+// spillInfo is a spill file's metadata, but for its modification time: the
+// sibling's it was decoded from (Last-Modified), none for an embedded one.
+type spillInfo struct {
+	fs.FileInfo
+	mod time.Time
+}
+
+func (s spillInfo) ModTime() time.Time { return s.mod }
 
 // budgetWriter writes to a spill file, taking its bytes from the budget.
 type budgetWriter struct {

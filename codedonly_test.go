@@ -420,3 +420,49 @@ func countFDs(t *testing.T) int {
 }
 
 var _ = fmt.Sprint
+
+// TestCompressedOnlyHashName: HashName gives a compressed-only file's name
+// with its content's hash, served immutable; a file too large to know the
+// hash of without decoding it whole is an error.
+func TestCompressedOnlyHashName(t *testing.T) {
+	t.Parallel()
+	site := newOnlySite(t)
+	for kind, h := range site.handlers(t, Options{}) {
+		t.Run(kind, func(t *testing.T) {
+			hashed, err := h.HashName("app.js")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(hashed, "app.") || !strings.HasSuffix(hashed, ".js") {
+				t.Fatalf("HashName: %q", hashed)
+			}
+			w := testsite.Serve(h, "GET", "/"+hashed)
+			if w.Code != 200 || !bytes.Equal(w.Body.Bytes(), site.files["app.js"]) || !strings.Contains(w.Header().Get("Cache-Control"), "immutable") {
+				t.Errorf("/%s: %d, %d bytes, Cache-Control %q", hashed, w.Code, w.Body.Len(), w.Header().Get("Cache-Control"))
+			}
+			if _, err := h.HashName("big.js"); err == nil {
+				t.Error("HashName of a large compressed-only file: no error")
+			}
+		})
+	}
+}
+
+// TestCompressedOnlyNoModTime: an identity decoded from a sibling with no
+// modification time (an embedded file) has no Last-Modified, in memory or
+// spilled, as the sibling has none.
+func TestCompressedOnlyNoModTime(t *testing.T) {
+	t.Parallel()
+	m := fstest.MapFS{
+		"small.js.br": {Data: encodeAs(brotliCoding, hexText(4<<10, 1), "")},
+		"big.js.br":   {Data: encodeAs(brotliCoding, hexText(300<<10, 2), "")},
+	}
+	h, err := NewFS(m, Options{Compression: Compression{SpillDir: t.TempDir()}})
+	must(t, err)
+	t.Cleanup(func() { h.Close() })
+	for _, name := range []string{"/small.js", "/big.js"} {
+		w := testsite.Serve(h, "GET", name)
+		if w.Code != 200 || w.Header().Get("Last-Modified") != "" {
+			t.Errorf("%s: %d, Last-Modified %q", name, w.Code, w.Header().Get("Last-Modified"))
+		}
+	}
+}

@@ -18,9 +18,12 @@ import (
 // compressed with a dictionary the request names (dictionary.go). It
 // counts what it compresses and serves encoded.
 type variants struct {
-	store                 *store
-	types                 map[string]string // Options.ContentTypes, for compressed-only files
-	spills                spills            // their identities too large for memory (codedonly.go)
+	store *store
+	types map[string]string // Options.ContentTypes, for compressed-only files
+	// fields are Options.Header's fields for a compressed-only file's
+	// name; nil without the hook.
+	fields                func(name string) ([]headerField, error)
+	spills                spills // their identities too large for memory (codedonly.go)
 	cfg                   Compression
 	codings               []coding  // cfg.Encodings, in the server's order
 	set                   codingSet // the same as a set

@@ -121,10 +121,12 @@ type Compression struct {
 	//     (the forms middleware.Fingerprinted recognises: app.3f9a1c2b.js,
 	//     index-GpEN3EET.js), or a name of VersionedNames.
 	//   - Kept: only a response whose Cache-Control (set by jaws on a
-	//     hashed name, or by an outer handler such as middleware.CacheControl
-	//     before jaws runs) has "immutable" or a max-age of a day or more,
-	//     and no "no-store" or "no-cache": a browser uses a dictionary only
-	//     while the response that brought it is fresh.
+	//     hashed name, by an outer handler such as middleware.CacheControl
+	//     before jaws runs, or by Options.Header) has "immutable" or a
+	//     max-age of a day or more, and no "no-store" or "no-cache": a
+	//     browser uses a dictionary only while the response that brought it
+	//     is fresh. Which of them wins, and when these rules read it, is the
+	//     response header contract in the repository's CONTRIBUTING.md.
 	//
 	// Such a 200 (GET or HEAD) carries "Use-As-Dictionary:
 	// match=PATTERN", the request's path as the client sent it (so it holds
@@ -150,7 +152,8 @@ type Compression struct {
 	// does not know gets br or zstd as it would without one, never an
 	// error. jaws answers no cross-origin request with dcz that RFC 9842
 	// §9.3.3 excludes (by Sec-Fetch-Site and Sec-Fetch-Mode, and for CORS
-	// the Access-Control-Allow-Origin an outer handler set). Stats counts
+	// the Access-Control-Allow-Origin an outer handler or Options.Header
+	// set). Stats counts
 	// the dcz answers and the bytes they saved. docs/compression.md has
 	// the details and the measurements. There is no dcb (brotli with a
 	// dictionary): no maintained Go brotli supports shared dictionaries.

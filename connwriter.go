@@ -19,7 +19,8 @@ import (
 // One connWriter serves a connection's requests one after another; reset
 // readies it for the next.
 type connWriter struct {
-	conn       net.Conn
+	conn       net.Conn // written to
+	sock       net.Conn // the TCP connection beneath, for sendfile
 	srv        *http.Server
 	req        *http.Request
 	hdr        http.Header

@@ -234,7 +234,8 @@ func acceptsDictionary(values []string, other coding) bool {
 // cross-origin request whose response a dictionary must not compress, by
 // the request's Fetch Metadata (Sec-Fetch-Site, Sec-Fetch-Mode) and, for a
 // CORS request, the response's Access-Control-Allow-Origin, which an outer
-// handler sets before jaws runs. A request without Fetch Metadata (no
+// handler sets before jaws runs, or Options.Header (serveFound adds its
+// fields before dictFor reads). A request without Fetch Metadata (no
 // browser, or an old one) may be compressed: the browsers that send
 // Available-Dictionary send it too.
 func dictionaryReadable(req, resp http.Header) bool {

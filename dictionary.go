@@ -144,7 +144,8 @@ type dictUse struct {
 // MaxSize), its name is versioned (hashed: a name HashName made; else the
 // file's own name, by a bundler's hash or Compression.VersionedNames), and
 // the response will be kept a day or more (Cache-Control, which jaws set
-// for a hashed name or an outer handler set before it: dictionaryMinAge).
+// for a hashed name, an outer handler set before it, or Options.Header
+// gave the file, added by serveFound before this: dictionaryMinAge).
 // Then every response for it carries Vary: Accept-Encoding,
 // Available-Dictionary, a 200 the offer (Use-As-Dictionary), and a request
 // naming a dictionary wants it if RFC 9842 §9.3.3 allows (dictionaryReadable).

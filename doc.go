@@ -24,8 +24,9 @@
 // github.com/jaws-go/jaws/middleware fits a Handler into routers (chi,
 // http.ServeMux): Static, Mount, SPA and CacheControl. Handler.ServeFile
 // serves one file from an application's own route, Handler.HashName gives
-// templates content-hashed names, Options.AccessLog and Options.OnResponse
-// log and count every response, and Handler.Shutdown, called after
+// templates content-hashed names, Options.Header gives files response
+// fields of their own, Options.AccessLog and Options.OnResponse log and
+// count every response, and Handler.Shutdown, called after
 // http.Server.Shutdown, ends the handler gracefully. Handler.FastLane
 // answers requests for public files beside net/http, without its
 // per-request work: srv.Serve(h.FastLane(ln, srv, "/static/")).

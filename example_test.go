@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -334,6 +335,47 @@ func ExampleOptions_onResponse() {
 	fmt.Println(responses.String(), bytesSent.Value())
 	// Output:
 	// {"2xx": 2, "4xx": 1, "memory": 2} 45
+}
+
+// Header gives files response fields of their own, asked once per version
+// of a file: here fonts readable by other origins and downloads saved
+// under their name. A handler in front of jaws that sets the same field
+// for a request wins.
+func ExampleOptions_header() {
+	dir, err := os.MkdirTemp("", "jaws-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.MkdirAll(filepath.Join(dir, "fonts"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "downloads"), 0o755)
+	os.WriteFile(filepath.Join(dir, "fonts", "body.woff2"), []byte("wOF2"), 0o644)
+	os.WriteFile(filepath.Join(dir, "downloads", "report.pdf"), []byte("%PDF-1.7"), 0o644)
+
+	h, err := jaws.New(dir, jaws.Options{Header: func(name string, h http.Header) {
+		switch {
+		case strings.HasPrefix(name, "fonts/"):
+			h.Set("Access-Control-Allow-Origin", "*")
+			h.Set("Cache-Control", "public, max-age=604800")
+		case strings.HasPrefix(name, "downloads/"):
+			h.Set("Content-Disposition", `attachment; filename="`+path.Base(name)+`"`)
+		}
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close()
+
+	for _, p := range []string{"/fonts/body.woff2", "/downloads/report.pdf"} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", p, nil))
+		hdr := w.Result().Header
+		fmt.Printf("%s: %d %q %q %q\n", p, w.Code, hdr.Get("Access-Control-Allow-Origin"),
+			hdr.Get("Cache-Control"), hdr.Get("Content-Disposition"))
+	}
+	// Output:
+	// /fonts/body.woff2: 200 "*" "public, max-age=604800" ""
+	// /downloads/report.pdf: 200 "" "" "attachment; filename=\"report.pdf\""
 }
 
 // Shutdown ends a server in one call after http.Server.Shutdown, which

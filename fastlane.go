@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"reflect"
 	"runtime"
 	"slices"
 	"sync"
@@ -162,12 +163,12 @@ func (l *lane) acceptLoop() {
 			}
 			continue
 		}
-		tc, ok := c.(*net.TCPConn)
+		tc, ok := tcpConn(c)
 		if !ok || !l.reads() {
 			l.handOver(c)
 			continue
 		}
-		lc := newLaneConn(l, tc)
+		lc := newLaneConn(l, c, tc)
 		if !l.add(lc) {
 			lc.release()
 			l.handOver(c)
@@ -175,6 +176,39 @@ func (l *lane) acceptLoop() {
 		}
 		go lc.serve()
 	}
+}
+
+// tcpConn returns the TCP connection c is, or wraps: through a NetConn
+// method, or an embedded net.Conn field named Conn, as
+// golang.org/x/net/netutil.LimitListener's connections have. So a listener
+// that limits connections, wrapped by FastLane, still counts the lane's.
+func tcpConn(c net.Conn) (*net.TCPConn, bool) {
+	for range 4 {
+		switch x := c.(type) {
+		case *net.TCPConn:
+			return x, true
+		case interface{ NetConn() net.Conn }:
+			c = x.NetConn()
+			continue
+		}
+		v := reflect.ValueOf(c)
+		if v.Kind() == reflect.Pointer {
+			v = v.Elem()
+		}
+		if v.Kind() != reflect.Struct {
+			return nil, false
+		}
+		f, ok := v.Type().FieldByName("Conn")
+		if !ok || !f.Anonymous || f.Type != reflect.TypeFor[net.Conn]() || len(f.Index) != 1 {
+			return nil, false
+		}
+		inner, _ := v.Field(f.Index[0]).Interface().(net.Conn)
+		if inner == nil {
+			return nil, false
+		}
+		c = inner
+	}
+	return nil, false
 }
 
 // reads reports whether the lane reads new connections: not when the

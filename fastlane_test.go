@@ -223,12 +223,6 @@ func (s *laneSite) learn(t *testing.T, target string) {
 	}
 }
 
-// dictionary is the Available-Dictionary value of data.
-func dictionary(data []byte) string {
-	sum := sha256.Sum256(data)
-	return ":" + base64.StdEncoding.EncodeToString(sum[:]) + ":"
-}
-
 func TestFastLaneSameAnswer(t *testing.T) {
 	t.Parallel()
 	s := newLaneSite(t, jaws.Options{})
@@ -861,4 +855,68 @@ func TestFastLaneOtherProtocols(t *testing.T) {
 			t.Errorf("%d lane responses", n)
 		}
 	})
+}
+
+// TestFastLaneHeaderHook: the lane's answers carry the hook's fields as
+// net/http's do, on 200, 206 and 304, from memory and from disk, in every
+// coding, and not on a 412 or 416.
+func TestFastLaneHeaderHook(t *testing.T) {
+	t.Parallel()
+	s := newLaneSite(t, jaws.Options{Header: func(name string, h http.Header) {
+		h.Set("X-File", name)
+		h.Add("Link", "</a.css>; rel=preload; as=style")
+	}})
+	tests := []struct {
+		name   string
+		target string
+		lines  string
+		method string
+		file   string // "": no field of the hook's
+	}{
+		{"memory", "/small.txt", "", "GET", "small.txt"},
+		{"memory HEAD", "/small.txt", "", "HEAD", "small.txt"},
+		{"memory range", "/small.txt", "Range: bytes=10-19\r\n", "GET", "small.txt"},
+		{"304", "/small.txt", "If-None-Match: *\r\n", "GET", "small.txt"},
+		{"gzip", "/small.txt", "Accept-Encoding: gzip\r\n", "GET", "small.txt"},
+		{"precompressed sibling", "/style.css", "Accept-Encoding: br\r\n", "GET", "style.css"},
+		{"index page", "/docs/", "", "GET", "docs/index.html"},
+		{"hashed name", s.hashed, "", "GET", "small.txt"},
+		{"from disk", "/mid.bin", "", "GET", "mid.bin"},
+		{"from disk range", "/mid.bin", "Range: bytes=1000-2999\r\n", "GET", "mid.bin"},
+		{"zero-copy size", "/big.bin", "", "GET", "big.bin"},
+		{"dcz", "/" + newBuild, "Accept-Encoding: br, zstd, dcz\r\nAvailable-Dictionary: " +
+			dictionary(s.files[oldBuild]) + "\r\nSec-Fetch-Site: same-origin\r\n", "GET", newBuild},
+		{"412", "/small.txt", "If-Match: \"other\"\r\n", "GET", ""},
+		{"416", "/small.txt", "Range: bytes=99999-\r\n", "GET", ""},
+	}
+	for _, tc := range tests {
+		s.learn(t, tc.target)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := tc.method + " " + tc.target + " HTTP/1.1\r\nHost: x\r\n" + tc.lines + "\r\n"
+			lanes := s.laneH.Stats().Lane.Responses
+			got := exchange(t, s.lane, raw)
+			sameAnswer(t, got, exchange(t, s.ref, raw))
+			resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(got)), &http.Request{Method: tc.method})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.laneH.Stats().Lane.Responses == lanes && resp.StatusCode < 300 {
+				t.Errorf("the lane did not answer")
+			}
+			if tc.file == "" {
+				if v := resp.Header.Values("X-File"); v != nil {
+					t.Errorf("X-File %q on a %d", v, resp.StatusCode)
+				}
+				return
+			}
+			if v := resp.Header.Values("X-File"); !slices.Equal(v, []string{tc.file}) {
+				t.Errorf("X-File %q, want %q", v, tc.file)
+			}
+			if v := resp.Header.Values("Link"); len(v) != 1 {
+				t.Errorf("Link %q, want the hook's", v)
+			}
+		})
+	}
 }

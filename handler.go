@@ -20,8 +20,9 @@ import (
 // with New or NewFS; it is safe for concurrent use.
 type Handler struct {
 	opts     Options
-	store    *store    // files: source, cache, freshness, descriptors
-	variants *variants // content codings, above the store
+	store    *store       // files: source, cache, freshness, descriptors
+	variants *variants    // content codings, above the store
+	header   *fileHeaders // Options.Header; nil for none
 	stats    stats
 	tx       mover                   // the transfer paths
 	lanes    atomic.Pointer[[]*lane] // the fast lanes serving (fastlane.go); nil for none
@@ -111,22 +112,36 @@ func newHandler(opts Options, open func(*sweeper) (source, error)) (*Handler, er
 	}
 	h := &Handler{opts: opts, tx: mover{never: opts.Transfer == TransferFallback,
 		always: opts.Transfer == TransferZeroCopy, minSize: opts.ZeroCopyMinSize,
-		timeout: opts.SendTimeout, chunk: opts.SendChunk}}
+		timeout: opts.SendTimeout, chunk: opts.SendChunk}, header: newFileHeaders(opts.Header, opts.ErrorLog)}
 	sharedMin := opts.ZeroCopyMinSize
 	if opts.Transfer == TransferZeroCopy {
 		sharedMin = 0
 	}
 	h.store = newStore(src, c, memoryMax(opts), sharedMin, opts.ErrorLog, sw, h.describe)
 	h.variants = newVariants(h.store, opts.Compression, codings, opts.ContentTypes, opts.ErrorLog)
+	if h.header != nil {
+		h.variants.fields = h.header.of
+	}
 	return h, nil
 }
 
 // describe completes a new entry of the file name, whose first bytes are
-// head, for the layers above the store: its HTTP representation, and the
-// codings it can be served in.
-func (h *Handler) describe(e *entry, name string, head []byte) {
+// head, for the layers above the store: its HTTP representation, the fields
+// Options.Header gives it, and the codings it can be served in. It fails
+// only when the hook panics (errHook).
+func (h *Handler) describe(e *entry, name string, head []byte) error {
 	represent(e, head, h.opts.ContentTypes)
+	if h.header != nil {
+		// The hook is given the file's own name under the root: e.file,
+		// an index page's too. An entry whose file is not the name it is
+		// served as passes that name here.
+		var err error
+		if e.rep.fields, err = h.header.of(e.file); err != nil {
+			return err
+		}
+	}
 	h.variants.describe(e, name)
+	return nil
 }
 
 // Shutdown ends the handler gracefully: it waits until the zero-copy
@@ -324,6 +339,9 @@ type found struct {
 	// takes the one its transfer reads if the answer is the file itself
 	// after all.
 	lookupNeed fdNeed
+	// fields are those of Options.Header that serveFound added to the
+	// response, the file's: dropped from an answer that is not the file's.
+	fields []headerField
 }
 
 // find looks name up for r, answered through w. A name HashName made is
@@ -394,10 +412,16 @@ func (f *found) redirect(urlPath string) string {
 	return loc
 }
 
-// serveFound serves f, a regular file found for r: its coding, then
-// serveEntry. It releases f's descriptors.
+// serveFound serves f, a regular file found for r: its fields
+// (Options.Header), its coding, then serveEntry. It releases f's
+// descriptors.
 func (h *Handler) serveFound(w http.ResponseWriter, r *http.Request, f *found) unsent {
 	defer f.t.close()
+	// The file's fields, as if set in front of jaws (after a hashed
+	// name's Cache-Control, before the dictionary rules read): every
+	// variant is served with its file's.
+	f.fields = f.t.e.rep.fields
+	addFields(w.Header(), f.fields)
 	// An outer handler that set Content-Encoding encodes the body itself.
 	_, outerEncoded := w.Header()["Content-Encoding"]
 	var d dictUse // compression dictionaries (dictionary.go)
@@ -431,11 +455,14 @@ func (h *Handler) serveFound(w http.ResponseWriter, r *http.Request, f *found) u
 		// confirmation did not see: its new version.
 		f.t.close()
 		h.store.forget(f.name)
+		dropFields(w.Header(), f.fields)
 		var err error
 		if f.t, err = h.store.lookup(f.name, f.need); err != nil || f.t.listing() {
 			h.fail(w, errChanged)
 			return unsent{}
 		}
+		f.fields = f.t.e.rep.fields
+		addFields(w.Header(), f.fields)
 	}
-	return h.serveEntry(w, r, &f.t, outerEncoded, f.zeroCopy, &d)
+	return h.serveEntry(w, r, f, outerEncoded, &d)
 }

@@ -55,7 +55,9 @@ import (
 // nothing but the 512 bytes of sniffing when the entry is built. Give large
 // files a digest sibling ("video.mp4.sha256", sha256sum's output; see the
 // package documentation): their hash is then known whenever their entry is
-// built, and neither HashName nor any request reads them.
+// built, and neither HashName nor any request reads them. A file shipped
+// compressed only (Compression.DecodeMaxSize) has a hash only when it
+// decodes to 64 KiB or less: for a larger one HashName is an error.
 func (h *Handler) HashName(name string) (string, error) {
 	e, err := h.hashTarget(name)
 	if err != nil {
@@ -65,7 +67,11 @@ func (h *Handler) HashName(name string) (string, error) {
 	if err != nil {
 		return "", &fs.PathError{Op: "hashname", Path: name, Err: err}
 	}
-	return hashedName(e.file, sum), nil
+	file := e.file
+	if o := e.vary.only; o != nil {
+		file = o.name // a compressed-only file: its name, not its sibling's
+	}
+	return hashedName(file, sum), nil
 }
 
 // hashTarget resolves the file HashName is asked about.
@@ -74,7 +80,7 @@ func (h *Handler) hashTarget(name string) (*entry, error) {
 	if !ok || clean == "." || strings.HasSuffix(name, "/") {
 		return nil, fs.ErrInvalid
 	}
-	t, err := h.store.lookup(clean, fdNone)
+	t, err := h.lookup(clean, fdNone)
 	if err != nil {
 		if errorStatus(err) == http.StatusNotFound {
 			return nil, fs.ErrNotExist

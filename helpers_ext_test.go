@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -273,3 +274,58 @@ func contentTag(data []byte) string {
 }
 
 // Logs.
+
+// records collects what OnResponse hands over.
+type records struct {
+	mu  sync.Mutex
+	all []jaws.ResponseRecord
+	ch  chan jaws.ResponseRecord
+}
+
+func newRecords() *records { return &records{ch: make(chan jaws.ResponseRecord, 100)} }
+
+func (rs *records) add(r jaws.ResponseRecord) {
+	rs.mu.Lock()
+	rs.all = append(rs.all, r)
+	rs.mu.Unlock()
+	rs.ch <- r
+}
+
+// next waits for the next record.
+func (rs *records) next(t *testing.T) jaws.ResponseRecord {
+	t.Helper()
+	select {
+	case r := <-rs.ch:
+		return r
+	case <-time.After(10 * time.Second):
+		t.Fatal("no record")
+		return jaws.ResponseRecord{}
+	}
+}
+
+// Writers.
+
+// appendingWriter adds a value to each of the given header fields when the
+// status is written, after jaws set them: what a wrapper that decorates
+// responses (a tracing or security-header middleware) may do.
+type appendingWriter struct {
+	http.ResponseWriter
+	keys []string
+}
+
+func (w appendingWriter) WriteHeader(code int) {
+	for _, k := range w.keys {
+		w.Header().Add(k, "added")
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w appendingWriter) Write(p []byte) (int, error) { return w.ResponseWriter.Write(p) }
+
+// Compression dictionaries.
+
+// dictionary is the Available-Dictionary value of data.
+func dictionary(data []byte) string {
+	sum := sha256.Sum256(data)
+	return ":" + base64.StdEncoding.EncodeToString(sum[:]) + ":"
+}

@@ -22,7 +22,8 @@ import (
 // with what it read of the next request replayed (handbackConn).
 type laneConn struct {
 	l     *lane
-	c     *net.TCPConn
+	c     net.Conn     // as ln accepted it: what srv gets, and what is read, written and closed
+	tc    *net.TCPConn // beneath it: what is peeked at, and sendfile writes to
 	state atomic.Int32 // laneIdle, laneBusy, laneClosed
 
 	buf       []byte      // what was read: buf[r:n] is not answered yet
@@ -59,21 +60,21 @@ var laneConns = sync.Pool{New: func() any {
 	return &laneConn{buf: make([]byte, laneBufSize), rhdr: make(http.Header), whdr: make(http.Header)}
 }}
 
-func newLaneConn(l *lane, c *net.TCPConn) *laneConn {
+func newLaneConn(l *lane, c net.Conn, tc *net.TCPConn) *laneConn {
 	lc := laneConns.Get().(*laneConn)
-	lc.l, lc.c = l, c
+	lc.l, lc.c, lc.tc = l, c, tc
 	lc.state.Store(laneIdle)
 	lc.limit = min(len(lc.buf), maxHeaderBytes(l.srv))
 	if lc.req == nil || lc.req.Context() != l.ctx {
 		lc.req = new(http.Request).WithContext(l.ctx)
 	}
-	lc.cw.conn, lc.cw.srv = c, l.srv
+	lc.cw.conn, lc.cw.sock, lc.cw.srv = c, tc, l.srv
 	return lc
 }
 
 // release returns lc to the pool, holding nothing of its connection.
 func (lc *laneConn) release() {
-	lc.l, lc.c = nil, nil
+	lc.l, lc.c, lc.tc = nil, nil, nil
 	lc.r, lc.n, lc.since, lc.deadline = 0, 0, time.Time{}, time.Time{}
 	lc.idling, lc.idleUntil = false, time.Time{}
 	lc.answered.Store(false)
@@ -103,7 +104,7 @@ func (lc *laneConn) first() bool {
 	if d := readHeaderTimeout(srv); d > 0 {
 		lc.setReadDeadline(time.Now().Add(d)) // from the accept, as net/http's
 	}
-	n, err := peekConn(c, lc.buf[:lc.limit])
+	n, err := peekConn(lc.tc, lc.buf[:lc.limit])
 	switch {
 	case errors.Is(err, errors.ErrUnsupported):
 		lc.handOver()
@@ -132,6 +133,12 @@ func (lc *laneConn) next() bool {
 			// net/http reads nothing of the next request on a connection
 			// it kept until 4 bytes of it are there: a hand-over waits
 			// for them, under the idle timeout, as the hand-back does.
+			break
+		}
+		if v == laneRefuse && !headerEnds(lc.buf[lc.r:lc.n]) && lc.n-lc.r < lc.limit {
+			// Not the lane's, but its header still arriving: it is read
+			// whole first, under the ReadHeaderTimeout that counts from its
+			// start, which net/http would begin anew.
 			break
 		}
 		if v == laneRefuse || !lc.answer(lc.r) {

@@ -151,6 +151,57 @@ type Options struct {
 	// jaws for an extension the table has: set it here instead.
 	ContentTypes map[string]string
 
+	// Header, when set, gives files response fields of their own: a
+	// Cache-Control by directory or type, Access-Control-Allow-Origin for
+	// fonts, Content-Disposition for downloads, Link, X-Robots-Tag. It is
+	// called with the file's name under the root, slash-separated and
+	// without a leading slash ("docs/index.html" for "/docs/"), and an
+	// empty header to fill, whenever the file's cache entry is built: on
+	// its first request, the first after it changed, the first after the
+	// cache let the entry go (or declined it: a file the cache does not
+	// keep is built by each request), so once per version of a file the
+	// cache keeps; not per request, and not per coding. It runs on the
+	// goroutine of the request that builds the entry, while other requests
+	// for that file wait, and for several files at once: keep it fast and
+	// safe for concurrent use. Should it panic, that request gets a 500,
+	// logged in ErrorLog, and no entry is kept: the next request asks
+	// again. What it sets is checked then and kept with the entry (counted
+	// against CacheMaxBytes), so a hit allocates nothing for it. nil means
+	// none, and costs nothing.
+	//
+	// Its fields go out with every 200, 206 and 304 response for the file,
+	// HEAD included, whatever sends it (memory, zero-copy, fallback, the
+	// fast lane) and in whatever coding (its precompressed siblings, and
+	// its compressed and dcz variants, carry the file's fields); never with
+	// another answer (404, redirects, 412, 416, errors). A field that a
+	// handler in front of jaws set for the request wins, whole, over the
+	// hook's field of the same name: the handler in front sees the
+	// request (its route, its origin, who asks), the hook only the file,
+	// so the hook gives the default and the handler in front the
+	// exception, as an outer handler's Content-Type and ETag win over
+	// jaws's own. The immutable Cache-Control of a HashName name wins over
+	// the hook's too: that URL names one version for good. Otherwise the
+	// hook's fields count as if a handler in front had set them: a
+	// Cache-Control of a day or more lets a versioned file serve as a
+	// compression dictionary, and Access-Control-Allow-Origin lets a CORS
+	// request have it in dcz (Compression.DisableDictionaries), since a
+	// browser reads those fields of the response, whoever set them.
+	//
+	// Refused, left out and said in ErrorLog once per field name: fields of
+	// the connection (Connection, Keep-Alive, Proxy-Connection, TE,
+	// Trailer, Transfer-Encoding, Upgrade); Set-Cookie, which is a
+	// client's and not a file's; those jaws sets (Accept-Ranges,
+	// Content-Encoding, Content-Length, Content-Range, Content-Type, Date,
+	// ETag, Last-Modified, Repr-Digest, Use-As-Dictionary, Vary), whose
+	// values are jaws's whatever the hook says (ContentTypes sets types);
+	// those that describe the bytes sent, which differ by coding and range
+	// (Content-Digest, Digest, Content-MD5); a name that is not a token;
+	// and a field with a control character (CR, LF, NUL) in a value. Names
+	// are taken in any case and sent canonical (http.CanonicalHeaderKey).
+	// Which step of a request reads and writes which field, in order, is
+	// the response header contract in the repository's CONTRIBUTING.md.
+	Header func(name string, h http.Header)
+
 	// NotFound answers the requests the handler has nothing for (missing or
 	// hidden names, directories without index page or listing), for example
 	// with a custom page or an SPA's index.html. nil means a plain-text 404,
@@ -212,9 +263,9 @@ type Options struct {
 	OnResponse func(ResponseRecord)
 
 	// ErrorLog receives errors that become a 500 response, which the client
-	// does not see the details of, and notes on precompressed siblings
-	// ignored as stale. nil means the log package's standard
-	// logger.
+	// does not see the details of, notes on precompressed siblings
+	// ignored as stale, and the fields of Header it refuses. nil means the
+	// log package's standard logger.
 	ErrorLog *log.Logger
 }
 

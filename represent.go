@@ -24,6 +24,36 @@ type representation struct {
 
 	hdrETag, hdrCtype, hdrLength, hdrLastModified, hdrEncoding []string
 	hdrDigest                                                  []string // Repr-Digest, when a digest sibling gave the SHA-256
+
+	// fields are what Options.Header set for the file (fileheader.go),
+	// on a file's own entry only: its variants are served with them too.
+	fields []headerField
+}
+
+// headerField is one response field a file's responses carry: a canonical
+// name and its values, whose slice's capacity is its length, so that an
+// outer handler's Header.Add reallocates rather than write into the next
+// field's values.
+type headerField struct {
+	key string
+	val []string
+}
+
+// packFields makes the fields of h, in the order of keys (h's names, each
+// canonical and with a value), their values in one array.
+func packFields(keys []string, h http.Header) []headerField {
+	n := 0
+	for _, k := range keys {
+		n += len(h[k])
+	}
+	vals := make([]string, 0, n)
+	fields := make([]headerField, len(keys))
+	for i, k := range keys {
+		start := len(vals)
+		vals = append(vals, h[k]...)
+		fields[i] = headerField{key: k, val: vals[start:len(vals):len(vals)]}
+	}
+	return fields
 }
 
 // etag is the entry's own entity-tag, "" for none.
@@ -44,6 +74,12 @@ func (r *representation) cost() int {
 	n := 0
 	for _, v := range [][]string{r.hdrETag, r.hdrCtype, r.hdrLength, r.hdrLastModified, r.hdrDigest} {
 		for _, s := range v {
+			n += len(s) + 16
+		}
+	}
+	for _, f := range r.fields {
+		n += len(f.key) + 40
+		for _, s := range f.val {
 			n += len(s) + 16
 		}
 	}

@@ -11,23 +11,6 @@ import (
 	"github.com/jaws-go/jaws/internal/testsite"
 )
 
-// appendingWriter adds a value to each of the given header fields when the
-// status is written, after jaws set them: what a wrapper that decorates
-// responses (a tracing or security-header middleware) may do.
-type appendingWriter struct {
-	http.ResponseWriter
-	keys []string
-}
-
-func (w appendingWriter) WriteHeader(code int) {
-	for _, k := range w.keys {
-		w.Header().Add(k, "added")
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w appendingWriter) Write(p []byte) (int, error) { return w.ResponseWriter.Write(p) }
-
 // TestHeaderValuesNotShared: an entry's header values, which every response
 // from it shares, are not changed by a writer that appends to them: the
 // next response, from memory or from disk, plain or compressed, has the

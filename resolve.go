@@ -106,6 +106,10 @@ func isIndexRequest(urlPath string) bool {
 	return strings.HasSuffix(urlPath, "/"+indexPage) || urlPath == indexPage
 }
 
+// errHook is an application's hook that panicked while an entry was built
+// (Options.Header): the program's fault, a 500, logged.
+var errHook = errors.New("panic in Options.Header")
+
 // errorStatus maps a resolution error to a status and a body that reveals
 // nothing about the file system. Escapes from the root, loops, bad names and
 // special files all look like absent files: each is "nothing to serve here".
@@ -120,7 +124,7 @@ func errorStatus(err error) int {
 	case errors.Is(err, os.ErrClosed), errors.Is(err, errChanged),
 		errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
 		return 503
-	case errors.Is(err, syscall.EIO), errors.Is(err, syscall.ENOMEM), errors.Is(err, errCorrupt):
+	case errors.Is(err, syscall.EIO), errors.Is(err, syscall.ENOMEM), errors.Is(err, errCorrupt), errors.Is(err, errHook):
 		return 500
 	case errors.Is(err, errSpillFull):
 		return 503

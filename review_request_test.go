@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
-	chimw "github.com/go-chi/chi/v5/middleware"
 
 	"github.com/jaws-go/jaws"
 	"github.com/jaws-go/jaws/internal/testsite"
@@ -20,53 +19,6 @@ import (
 // client sent them. docs/fastlane.md says the response headers set in front
 // are learnt, and the URL a router rewrites; it says nothing of request
 // fields a middleware changes, and a popular one does.
-
-// TestReviewChiNoCacheRequestFields: chi's middleware.NoCache deletes the
-// request's validators (If-None-Match, If-Modified-Since, If-Range, ...)
-// so that the handler behind it always sends the whole file. Through
-// net/http a conditional request gets 200 with the body; on the lane, 304
-// (or 412 for If-Match), with the learnt "Cache-Control: no-cache,
-// no-store".
-func TestReviewChiNoCacheRequestFields(t *testing.T) {
-	t.Parallel()
-	site := testsite.New(t).File("a.txt", bytes.Repeat([]byte("no cache please. "), 10))
-	p := newReviewPair(t, site.Root, jaws.Options{}, func(h *jaws.Handler) http.Handler { return chimw.NoCache(h) }, nil)
-	p.teach(t, getRaw("/a.txt"))
-	etag := headerOf(t, exchange(t, p.ref, getRaw("/a.txt")), "Etag")
-	for _, line := range []string{
-		"If-None-Match: " + etag + "\r\n",
-		"If-Match: \"other\"\r\n",
-		"If-Modified-Since: Fri, 01 Jan 2100 00:00:00 GMT\r\n",
-	} {
-		lane, ref := p.both(t, getRaw("/a.txt", line))
-		if statusOf(lane) != statusOf(ref) {
-			t.Errorf("%q: lane %d, net/http + NoCache %d", line, statusOf(lane), statusOf(ref))
-		}
-	}
-}
-
-// TestReviewRequestFieldRewritten: the same with a middleware of one's own
-// that turns compression off for a path by deleting Accept-Encoding (or
-// ranges off by deleting Range): the lane compresses, and serves ranges.
-func TestReviewRequestFieldRewritten(t *testing.T) {
-	t.Parallel()
-	site := testsite.New(t).File("a.txt", bytes.Repeat([]byte("compressible text. "), 100))
-	p := newReviewPair(t, site.Root, jaws.Options{}, func(h *jaws.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			r.Header.Del("Accept-Encoding")
-			r.Header.Del("Range")
-			h.ServeHTTP(w, r)
-		})
-	}, nil)
-	p.teach(t, getRaw("/a.txt"))
-	for _, line := range []string{"Accept-Encoding: gzip\r\n", "Range: bytes=0-9\r\n"} {
-		lane, ref := p.both(t, getRaw("/a.txt", line))
-		if statusOf(lane) != statusOf(ref) || headerOf(t, lane, "Content-Encoding") != headerOf(t, ref, "Content-Encoding") {
-			t.Errorf("%q: lane %d coding %q, net/http %d coding %q", line, statusOf(lane), headerOf(t, lane, "Content-Encoding"),
-				statusOf(ref), headerOf(t, ref, "Content-Encoding"))
-		}
-	}
-}
 
 // TestReviewChiGetRouteHEAD: notes are per Host and target, not per method.
 // A chi route made with r.Get answers HEAD with 405 (chi routes HEAD only

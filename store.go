@@ -29,7 +29,7 @@ type store struct {
 	// forced): a smaller one goes by the fallback, on a descriptor of its
 	// own, and the shared one's check would be lost on it.
 	sharedMin int64
-	describe  func(e *entry, name string, head []byte)
+	describe  func(e *entry, name string, head []byte) error
 	log       *log.Logger
 	fixed     sync.Map  // entries of an immutable source, by key
 	sweeper   *sweeper  // lets go of descriptors of files no longer served
@@ -39,9 +39,10 @@ type store struct {
 // newStore makes the store of src, whose files up to maxBody bytes are held
 // in memory, and from sharedMin bytes may go zero-copy; sw is the sweeper
 // src was given, which the store runs, and describe completes every new
-// entry of a file (see store).
+// entry of a file (see store); an error it returns is the lookup's, and
+// the entry is not kept.
 func newStore(src source, c *cache, maxBody, sharedMin int64, logger *log.Logger, sw *sweeper,
-	describe func(e *entry, name string, head []byte)) *store {
+	describe func(e *entry, name string, head []byte) error) *store {
 	s := &store{src: src, cache: c, maxBody: maxBody, sharedMin: sharedMin, describe: describe, log: logger, sweeper: sw}
 	gone := func(e *entry) bool { return !e.spilled && src.gone(&e.fileRef, e.sf.f) }
 	sw.jobs = append(sw.jobs, func(int64) bool { return c.sweep(gone) }, src.sweep)
@@ -84,7 +85,7 @@ func (s *store) lookup(name string, need fdNeed) (target, error) {
 		f.Close()
 		f, info, file, dirIndex = fi, iinfo, index, true
 	}
-	return s.build(name, file, dirIndex, f, info, at, func(e *entry, head []byte) { s.describe(e, name, head) })
+	return s.build(name, file, dirIndex, f, info, at, func(e *entry, head []byte) error { return s.describe(e, name, head) })
 }
 
 // sibling looks up file, next to orig, that holds it in coding c, cached
@@ -103,9 +104,10 @@ func (s *store) sibling(key, file string, orig *entry, c coding, need fdNeed, fi
 		f.Close()
 		return target{}, errNotRegular
 	}
-	return s.build(key, file, false, f, info, at, func(v *entry, _ []byte) {
+	return s.build(key, file, false, f, info, at, func(v *entry, _ []byte) error {
 		v.coding = c
 		finish(v)
+		return nil
 	})
 }
 
@@ -204,9 +206,9 @@ func (s *store) confirm(e *entry) bool {
 
 // build makes the entry for the open file f, found in tree at, caches it
 // under key and returns it as the request's target; finish completes a new
-// entry, given the file's first bytes, before it is cached. f is the
-// target's or closed.
-func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileInfo, at *tree, finish func(e *entry, head []byte)) (target, error) {
+// entry, given the file's first bytes, before it is cached, or fails the
+// build. f is the target's or closed.
+func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileInfo, at *tree, finish func(e *entry, head []byte) error) (target, error) {
 	put := putAsync
 	if s.immutable() {
 		put = putNone // kept in s.fixed instead
@@ -222,7 +224,9 @@ func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileIn
 			s.findDigest(e)
 		}
 		e.tree = at
-		finish(e, head)
+		if err := finish(e, head); err != nil {
+			return nil, err
+		}
 		s.src.arm(&e.fileRef, s.cache.now())
 		return e, nil
 	})

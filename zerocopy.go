@@ -191,8 +191,8 @@ func (s *mover) zeroCopyOwned(cw *connWriter, w http.ResponseWriter, sf *sharedF
 	// Counted before its bytes leave: a client that has them finds it
 	// counted. Its bytes are counted once they have left.
 	s.lane.responses.Add(1)
-	n, err := transmit(cw.conn, sf.f, segs, tail, sendOpts{cork: s.cork(), chunk: s.chunk,
-		deadlines: deadlines{conn: cw.conn, timeout: s.timeout, limit: cw.writeLimit}})
+	n, err := transmit(cw.sock, sf.f, segs, tail, sendOpts{cork: s.cork(), chunk: s.chunk,
+		deadlines: deadlines{conn: cw.sock, timeout: s.timeout, limit: cw.writeLimit}})
 	body := max(0, n-int64(len(q)))
 	cw.written += body
 	if err != nil {
