@@ -22,6 +22,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"testing/fstest"
 	"time"
 
 	"github.com/jaws-go/jaws"
@@ -196,6 +197,42 @@ func ExampleNewFS() {
 	// /: 200 "<h1>root</h1>", Last-Modified ""
 	// /dir/file.txt: 200 "file in dir", Last-Modified ""
 	// /missing: 404 "404 page not found", Last-Modified ""
+}
+
+// A build may ship its text only compressed, to keep a binary that embeds
+// it small: index.html.gz, and no index.html (internal/precompress writes
+// such a build; go run -tags compressedonly ./example serves one). jaws
+// serves the page under its own name: the stored bytes to a client that
+// takes their coding, the page decoded, once, to any other.
+func ExampleNewFS_compressedOnly() {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("<h1>shipped compressed</h1>\n"))
+	zw.Close()
+	// As the embed.FS of such a build holds it.
+	site := fstest.MapFS{"index.html.gz": {Data: gz.Bytes()}}
+	h, err := jaws.NewFS(site, jaws.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close()
+
+	for _, accept := range []string{"gzip, deflate, br, zstd", ""} {
+		r := httptest.NewRequest("GET", "/", nil)
+		if accept != "" {
+			r.Header.Set("Accept-Encoding", accept)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		body := w.Body.String()
+		if w.Header().Get("Content-Encoding") != "" {
+			body = fmt.Sprintf("index.html.gz as it is: %v", bytes.Equal(w.Body.Bytes(), gz.Bytes()))
+		}
+		fmt.Printf("Accept-Encoding %q: %d, Content-Encoding %q, %s\n", accept, w.Code, w.Header().Get("Content-Encoding"), strings.TrimSpace(body))
+	}
+	// Output:
+	// Accept-Encoding "gzip, deflate, br, zstd": 200, Content-Encoding "gzip", index.html.gz as it is: true
+	// Accept-Encoding "": 200, Content-Encoding "", <h1>shipped compressed</h1>
 }
 
 // HashName gives templates a name that changes with the content, served

@@ -33,18 +33,25 @@ type example struct {
 // request is done) and the handler's errors, if any. It also runs at cleanup.
 func startExample(t *testing.T, args ...string) *example {
 	t.Helper()
+	return startExampleBuilt(t, nil, args...)
+}
+
+// startExampleBuilt is startExample with buildFlags added to go build's,
+// such as -tags compressedonly.
+func startExampleBuilt(t *testing.T, buildFlags []string, args ...string) *example {
+	t.Helper()
 	exe := filepath.Join(t.TempDir(), "example")
 	if runtime.GOOS == "windows" {
 		exe += ".exe"
 	}
-	goArgs := []string{"build", "-o", exe}
+	goArgs := append([]string{"build", "-o", exe}, buildFlags...)
 	if raceEnabled {
 		goArgs = append(goArgs, "-race")
 	}
 	build := exec.Command("go", append(goArgs, ".")...)
 	build.Dir = filepath.Join("..", "example")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ../example: %v\n%s", err, out)
+		t.Fatalf("go build %s ../example: %v\n%s", strings.Join(buildFlags, " "), err, out)
 	}
 
 	cmd := exec.Command(exe, append([]string{"-addr", "127.0.0.1:0", "-log"}, args...)...)

@@ -4,6 +4,7 @@
 //	go run ./example                      # the built-in demo site on http://127.0.0.1:8080/
 //	go run ./example -root dist -addr :8000 -log   # a bundler's build (vite build writes dist/)
 //	go run ./example -fastlane            # the site's files on jaws's fast lane (Handler.FastLane)
+//	go run -tags compressedonly ./example # a real Vite build instead of the demo, shipped compressed-only
 //
 // The routes:
 //
@@ -17,7 +18,10 @@
 // the top, assets under assets/, linked as /assets/NAME. It is served at /
 // and nowhere else, so -root dist serves such a build unchanged. The demo
 // site is served straight from the binary (jaws.NewFS of its embed.FS); a
-// -root directory through os.Root (jaws.New).
+// -root directory through os.Root (jaws.New). Built with -tags
+// compressedonly, the binary holds a real build instead of the demo: the
+// Vite app of vite/, whose text files are in site-compressed/ only as
+// .br, .zst and .gz files (site_compressedonly.go).
 //
 // The site's route sets Cache-Control by the default rules (immutable for
 // fingerprinted names such as app.555a5fb1.js or Vite's index-CCxGxcHe.js,
@@ -38,7 +42,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"embed"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -64,14 +67,6 @@ import (
 	"github.com/jaws-go/jaws/internal/sitefiles"
 	jawsmw "github.com/jaws-go/jaws/middleware"
 )
-
-// site is the demo site served when no -root is given, under "site/".
-//
-//go:embed site
-var site embed.FS
-
-// demoSite is what the startup line calls the built-in site.
-const demoSite = "the built-in demo site"
 
 const (
 	defaultAddr     = "127.0.0.1:8080"
@@ -191,7 +186,7 @@ func newHandler(dir string, errorLog io.Writer, accessLog *slog.Logger) (*jaws.H
 	if dir == "" {
 		// The embedded files, served in place: no copy, and no lookup
 		// once a file's entry is built, since they cannot change.
-		fsys, err = fs.Sub(site, "site")
+		fsys, err = fs.Sub(site, siteDir)
 		if err == nil {
 			h, err = jaws.NewFS(fsys, opts)
 		}

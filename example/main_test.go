@@ -1,3 +1,8 @@
+//go:build !compressedonly
+
+// The demo site's tests: with -tags compressedonly the built-in site is the
+// Vite build, which compressedonly_test.go tests.
+
 package main
 
 import (
