@@ -36,14 +36,15 @@ type laneConn struct {
 	answered  atomic.Bool // a request was answered here: srv.ConnState knows it
 	handed    bool        // the connection is srv's
 
-	p    laneRequest
-	cw   connWriter
-	req  *http.Request
-	url  url.URL
-	rhdr http.Header           // the request's fields
-	whdr http.Header           // the response's
-	vals [maxLaneValues]string // the request's field values, kept while a client repeats them
-	ans  laneAnswer
+	p      laneRequest
+	cw     connWriter
+	req    *http.Request
+	cancel context.CancelFunc // req's context
+	url    url.URL
+	rhdr   http.Header           // the request's fields
+	whdr   http.Header           // the response's
+	vals   [maxLaneValues]string // the request's field values, kept while a client repeats them
+	ans    laneAnswer
 }
 
 const (
@@ -65,16 +66,19 @@ func newLaneConn(l *lane, c net.Conn, tc *net.TCPConn) *laneConn {
 	lc.l, lc.c, lc.tc = l, c, tc
 	lc.state.Store(laneIdle)
 	lc.limit = min(len(lc.buf), maxHeaderBytes(l.srv))
-	if lc.req == nil || lc.req.Context() != l.ctx {
-		lc.req = new(http.Request).WithContext(l.ctx)
-	}
+	// A context of the connection's own, ended with it, as net/http ends
+	// a request's when its connection goes: a wait for a compression slot
+	// stops with it.
+	ctx, cancel := context.WithCancel(l.ctx)
+	lc.req, lc.cancel = new(http.Request).WithContext(ctx), cancel
 	lc.cw.conn, lc.cw.sock, lc.cw.srv = c, tc, l.srv
 	return lc
 }
 
 // release returns lc to the pool, holding nothing of its connection.
 func (lc *laneConn) release() {
-	lc.l, lc.c, lc.tc = nil, nil, nil
+	lc.cancel()
+	lc.l, lc.c, lc.tc, lc.req, lc.cancel = nil, nil, nil, nil, nil
 	lc.r, lc.n, lc.since, lc.deadline = 0, 0, time.Time{}, time.Time{}
 	lc.idling, lc.idleUntil = false, time.Time{}
 	lc.answered.Store(false)
