@@ -324,8 +324,8 @@ func newDecoder(c coding, src io.Reader) (io.Reader, func(), error) {
 }
 
 // spills is where identities too large for memory are decoded to: files in
-// Compression.SpillDir, unlinked once written (nothing is left behind, even
-// after a crash), within SpillMaxBytes of disk in all.
+// Compression.SpillDir, with no name (nothing is left behind, even after a
+// crash), within SpillMaxBytes of disk in all.
 type spills struct {
 	dir  string
 	max  int64 // bytes; negative: none
@@ -345,17 +345,15 @@ func (sp *spills) write(ctx context.Context, e *entry, head []byte, r io.Reader,
 	if sp.max < 0 {
 		return nil, &decodeRefused{int64(len(head)) - 1}
 	}
-	f, err := os.CreateTemp(sp.dir, ".jaws-spill-*")
+	f, err := createSpill(sp.dir)
 	if err != nil {
 		return nil, err
 	}
-	path := f.Name()
 	ok := false
 	reserved := int64(0)
 	defer func() {
 		if !ok {
 			f.Close()
-			os.Remove(path)
 			sp.used.Add(-reserved)
 		}
 	}()
@@ -381,17 +379,14 @@ func (sp *spills) write(ctx context.Context, e *entry, head []byte, r io.Reader,
 			return nil, decodeError(err)
 		}
 	}
-	// Unlinked before its stat, so that its version (ctime included) is
-	// final when it is taken.
-	if err := os.Remove(path); err != nil {
-		return nil, err
-	}
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
+	// The version is the spill file's own, which its descriptor is checked
+	// against; only Last-Modified is the sibling's.
 	info := spillInfo{st, e.info.ModTime()}
-	ve := &entry{fileRef: fileRef{file: e.file, info: info, ver: versionOf(info), tree: e.tree, readAt: e.readAt},
+	ve := &entry{fileRef: fileRef{file: e.file, info: info, ver: versionOf(st), tree: e.tree, readAt: e.readAt},
 		coding: identity, seekable: true, spilled: true}
 	ve.sf = newSharedFile(f)
 	ve.sf.release() // the one newSharedFile gives the request: requests take their own (acquireShared)

@@ -1684,13 +1684,6 @@ func copyOver(t testing.TB, path string, data []byte) {
 	must(t, errors.Join(err, f.Close()))
 }
 
-func must(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 func boolCmp(a, b bool) int {
 	switch {
 	case a == b:

@@ -329,3 +329,11 @@ func dictionary(data []byte) string {
 	sum := sha256.Sum256(data)
 	return ":" + base64.StdEncoding.EncodeToString(sum[:]) + ":"
 }
+
+// must stops the test at an error that is not the test's subject.
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
