@@ -420,12 +420,11 @@ func TestSharedCacheDictionaries(t *testing.T) {
 // jaws behind handlers that set Vary before it runs, as docs/compression.md
 // says jaws may be: gzhttp in front (which jaws recognises and still
 // compresses beneath), and an application's own Vary: Accept-Encoding on
-// net/http's writer. jaws then adds Available-Dictionary as a second Vary
-// field line. nginx before 1.23.0 caches by the last Vary line only (nginx
-// ticket #1423): with its default key the variants mix there (a dcz body
-// for a client without dcz, brotli for one with no Accept-Encoding), unless
-// jaws sends the fields on one line. With the fields in the key, they are
-// kept apart whatever the nginx.
+// net/http's writer. jaws joins its Vary tokens into the line the handler
+// in front set. nginx before 1.23.0 caches by the last Vary line only (nginx
+// ticket #1423), so a second line would mix the variants there: a dcz body
+// for a client without dcz, brotli for one with no Accept-Encoding. With the
+// fields in the key, they are kept apart whatever the nginx.
 func TestSharedCacheVaryLines(t *testing.T) {
 	exe := needNginx(t)
 	h, err := jaws.NewFS(site, jaws.Options{})
