@@ -132,7 +132,7 @@ func (l *lane) Close() error {
 // serverCall tells which of http.Server's Close and Shutdown, if either,
 // the calling goroutine is in: both close the listeners first, and only
 // they say which it is. Read from the stack, as a ConnState hook reads
-// nothing; should a Go release rename them, TestFastLaneServerClose fails.
+// nothing; should a Go release rename them, TestFastLaneServerCall fails.
 func serverCall() string {
 	var pcs [24]uintptr
 	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
