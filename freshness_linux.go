@@ -140,7 +140,7 @@ func openTreeDir(path string) (sd statDir, id dirID, root *os.Root, real string,
 	if info, err := root.Stat("."); err != nil || !sameDirInfo(info, id) {
 		root.Close()
 		unix.Close(fd)
-		return statDir{-1}, id, nil, "", &fs.PathError{Op: "open", Path: path, Err: errChanged}
+		return statDir{-1}, id, nil, "", &fs.PathError{Op: "open", Path: path, Err: errSwapped}
 	}
 	if abs, err := filepath.Abs(path); err == nil {
 		real, _ = filepath.EvalSymlinks(abs)

@@ -56,7 +56,7 @@ func openTreeDir(path string) (sd statDir, id dirID, root *os.Root, real string,
 	}
 	if now, err := statDirID(path); err != nil || !now.same(id) {
 		root.Close()
-		return sd, id, nil, "", &fs.PathError{Op: "open", Path: path, Err: errChanged}
+		return sd, id, nil, "", &fs.PathError{Op: "open", Path: path, Err: errSwapped}
 	}
 	if abs, err := filepath.Abs(path); err == nil {
 		real, _ = filepath.EvalSymlinks(abs)

@@ -40,7 +40,8 @@ import (
 //     found by then is a 404.
 //
 // Spellings that can never be stored on Windows (a trailing dot or space,
-// a ':') are refused before anything is opened there (unstorableOnWindows).
+// a ':') are refused before anything is opened there (unstorableOnWindows,
+// resolve.go).
 
 // asStored returns the check of name, which dirSource.open applies to what
 // it opened: d.root.asStored(name).check(statServable(f)).
@@ -203,25 +204,6 @@ func holdsName(d *os.File, elem string, max int) error {
 		}
 	}
 	return errNotStored
-}
-
-// unstorableOnWindows reports whether the cleaned path p has an element
-// that Windows never stores: one ending in a dot or a space (the Win32
-// layer strips them, so "private." and "private " open private), or one
-// holding a colon (a stream: "secret.txt::$DATA" is secret.txt). They are
-// refused before anything is opened. Elsewhere these are names like any,
-// and the check after the open catches the file systems that alias them
-// (FAT on Linux strips trailing dots too).
-func unstorableOnWindows(p string) bool {
-	for elem := range strings.SplitSeq(p, "/") {
-		if elem == "" {
-			continue
-		}
-		if last := elem[len(elem)-1]; last == '.' || last == ' ' || strings.IndexByte(elem, ':') >= 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // nameMemo remembers the names that passed the check, each with the file

@@ -375,8 +375,9 @@ var testHookCurrent func(*dirSource)
 
 var errNotRegular = errors.New("jaws: not a regular file")
 
-// errChanged is a file that changed while it was being opened or served.
-var errChanged = errors.New("jaws: file changed while being served")
+// errSwapped is a root path that came to name another directory while it
+// was being opened.
+var errSwapped = errors.New("jaws: the root path named another directory while it was opened")
 
 // testHookConfirmStat, when set by a test, sees every hit confirmed by a
 // system call rather than by events or Options.Revalidate.

@@ -1,6 +1,7 @@
 package jaws
 
 import (
+	"errors"
 	"io/fs"
 	"log"
 	"path"
@@ -58,6 +59,9 @@ func (s *store) close() error {
 	s.cache.close() // first: no request finds an entry to confirm any more
 	return s.src.close()
 }
+
+// errChanged is a file that changed while it was being opened or served.
+var errChanged = errors.New("jaws: file changed while being served")
 
 // indexPage is the file that serves a directory.
 const indexPage = "index.html"
