@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/jaws-go/jaws/internal/httprule"
+	"github.com/jaws-go/jaws/internal/source"
 )
 
 func TestCleanName(t *testing.T) {
@@ -148,7 +149,7 @@ func TestErrorStatus(t *testing.T) {
 		{"permission", &fs.PathError{Op: "openat", Path: "x", Err: syscall.EACCES}, 403},
 		{"escape", errors.New("path escapes from parent"), 404},
 		{"not a directory", syscall.ENOTDIR, 404},
-		{"special file", errNotRegular, 404},
+		{"special file", source.ErrNotRegular, 404},
 		{"closed", os.ErrClosed, 503},
 		{"io error", syscall.EIO, 500},
 		{"out of descriptors", fmt.Errorf("open: %w", syscall.EMFILE), 503},
