@@ -11,7 +11,7 @@ import (
 
 // dirSource is a directory: names resolve through os.Root, so nothing
 // outside it is ever opened. The directory is the one the root path names
-// now (see tree): the source follows the path as http.Dir does.
+// now (see Tree): the source follows the path as http.Dir does.
 type dirSource struct {
 	path   string               // the root, absolute
 	cur    atomic.Pointer[Tree] // nil while the path names no directory
@@ -141,10 +141,10 @@ func (d *dirSource) OpenIn(t *Tree, name string) (fs.File, fs.FileInfo, *Tree, e
 		}
 		f, handled, err := openBeneath(t.sd, name)
 		if !handled {
-			f, err = t.OpenFile(name, openFlags, 0)
+			f, err = t.root.OpenFile(name, openFlags, 0)
 		}
-		if err != nil && t.escaped(err) {
-			f, err = t.openLinked(name, openFlags) // absolute links inside the root (symlink.go)
+		if err != nil && t.root.escaped(err) {
+			f, err = t.root.openLinked(name, openFlags) // absolute links inside the root (symlink.go)
 		}
 		if err != nil && errors.Is(err, os.ErrClosed) && t != d.cur.Load() {
 			continue // retired and closed in between: the root is another tree now
@@ -152,7 +152,7 @@ func (d *dirSource) OpenIn(t *Tree, name string) (fs.File, fs.FileInfo, *Tree, e
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		f2, info, err := t.asStored(name).check(statServable(f)) // names as stored only (namecase.go)
+		f2, info, err := t.root.asStored(name).check(statServable(f)) // names as stored only (namecase.go)
 		return f2, info, t, err
 	}
 }
@@ -162,7 +162,7 @@ func (d *dirSource) Stat(name string) (fs.FileInfo, error) {
 	if t == nil {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 	}
-	return t.linkRoot.stat(name)
+	return t.root.stat(name)
 }
 
 func (d *dirSource) Fresh(e *Ref, _ []byte, clock func() int64) bool {
@@ -179,10 +179,10 @@ func (d *dirSource) Fresh(e *Ref, _ []byte, clock func() int64) bool {
 	}
 	same, handled := t.sd.unchanged(e.File, e.Ver)
 	if !handled {
-		info, err := t.linkRoot.stat(e.File)
+		info, err := t.root.stat(e.File)
 		same = err == nil && e.Matches(info)
 	}
-	same = same && e.alsoHold(t.linkRoot.stat)
+	same = same && e.alsoHold(t.root.stat)
 	// A write in place sets the times before it copies the bytes: one
 	// still copying while the entry was read left a stat that matches
 	// and bytes that do not, and only its event tells.

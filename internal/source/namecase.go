@@ -45,7 +45,7 @@ import (
 // (unstorableOnWindows, resolve.go); the check here refuses them too.
 
 // asStored returns the check of name, which dirSource.OpenIn applies to
-// what it opened: t.asStored(name).check(statServable(f)).
+// what it opened: t.root.asStored(name).check(statServable(f)).
 func (r *linkRoot) asStored(name string) nameCheck { return nameCheck{r, name} }
 
 // nameCheck checks that a name is spelled as stored; see asStored.

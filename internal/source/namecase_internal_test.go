@@ -158,11 +158,11 @@ func TestNameCaseOpen(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { d.Close() })
-			if runtime.GOOS == "windows" && d.cur.Load().names.final == "" {
+			if runtime.GOOS == "windows" && d.cur.Load().root.names.final == "" {
 				t.Error("no final path for the root")
 			}
 			if mode == "names" {
-				d.cur.Load().names.final = ""
+				d.cur.Load().root.names.final = ""
 			}
 			for _, tt := range tests {
 				f, _, _, err := d.Open(tt.name)

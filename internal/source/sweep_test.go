@@ -92,13 +92,13 @@ func TestSweepEveryRetiredTree(t *testing.T) {
 	if !d.sweep(retired + int64(sweepEvery) - 1) {
 		t.Error("a sweep before the tree is a sweepEvery old has nothing more to do")
 	}
-	if _, err := old.Root.Stat("."); err != nil {
+	if _, err := old.root.Stat("."); err != nil {
 		t.Fatalf("the tree was closed before it was a sweepEvery old: %v", err)
 	}
 	if d.sweep(retired + int64(sweepEvery)) {
 		t.Error("the sweep that closed the last retired tree has more to do")
 	}
-	if _, err := old.Root.Stat("."); !errors.Is(err, os.ErrClosed) {
+	if _, err := old.root.Stat("."); !errors.Is(err, os.ErrClosed) {
 		t.Errorf("the tree is still open a sweepEvery after it was retired: %v", err)
 	}
 }

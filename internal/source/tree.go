@@ -12,10 +12,10 @@ import "sync/atomic"
 // a sweep later (see dirSource.sweep). It is opaque to the source's users,
 // who compare trees and hand them back to OpenIn; an fs.FS has none (nil).
 type Tree struct {
-	*linkRoot         // os.Root, and its real path for absolute links
-	sd        statDir // the same directory, for one fstatat per stat-confirmed hit
-	id        dirID   // what the path named
-	retired   atomic.Int64
+	root    *linkRoot // os.Root, and its real path for absolute links
+	sd      statDir   // the same directory, for one fstatat per stat-confirmed hit
+	id      dirID     // what the path named
+	retired atomic.Int64
 }
 
 func openTree(path string) (*Tree, error) {
@@ -23,10 +23,10 @@ func openTree(path string) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Tree{linkRoot: newLinkRoot(r, real), sd: sd, id: id}, nil
+	return &Tree{root: newLinkRoot(r, real), sd: sd, id: id}, nil
 }
 
 func (t *Tree) close() error {
 	t.sd.close()
-	return t.Root.Close()
+	return t.root.Close()
 }
