@@ -44,6 +44,10 @@ type cache struct {
 // would cost far more than any cache.
 const metadataOnlyBytes = 1 << 20
 
+// unixNano is the cache's clock, the store's: unix nanoseconds, as the
+// source's Fresh and Arm take it.
+func unixNano() int64 { return time.Now().UnixNano() }
+
 // newCache makes a cache of maxCost bytes (negative: metadataOnlyBytes) of
 // bodies and of maxFiles files sent from disk (negative: none), whose
 // entries are trusted for revalidate without a look.
@@ -112,7 +116,7 @@ func (c *cache) build(name string, info fs.FileInfo, put putMode, newEntry func(
 	if fl, ok := c.flights[name]; ok {
 		c.mu.Unlock()
 		<-fl.done
-		if fl.err == nil && fl.e.matches(info) {
+		if fl.err == nil && fl.e.Matches(info) {
 			return fl.e, nil
 		}
 		return c.create(newEntry)
@@ -123,7 +127,7 @@ func (c *cache) build(name string, info fs.FileInfo, put putMode, newEntry func(
 
 	// A request that missed just before another's build became visible
 	// finds it here rather than building again.
-	if e := c.visible(name, put); e != nil && e.matches(info) {
+	if e := c.visible(name, put); e != nil && e.Matches(info) {
 		fl.e = e
 	} else {
 		fl.e, fl.err = c.create(newEntry)

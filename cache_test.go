@@ -15,6 +15,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/jaws-go/jaws/internal/source"
 )
 
 func TestCacheHitOpensNothing(t *testing.T) {
@@ -364,7 +366,7 @@ func TestCacheBuildShared(t *testing.T) {
 	info := oneByteFile(t)
 	synctest.Test(t, func(t *testing.T) {
 		c := &cache{now: unixNano, flights: make(map[string]*flight)} // no ristretto: put is a no-op
-		want := &entry{fileRef: fileRef{info: info, ver: versionOf(info)}}
+		want := &entry{Ref: source.Ref{Info: info, Ver: source.VersionOf(info)}}
 		release := make(chan struct{})
 		var builds atomic.Int32
 		got := make([]*entry, 8)
@@ -415,7 +417,7 @@ func TestCacheBuildVisibleOnce(t *testing.T) {
 			var builds atomic.Int32
 			newEntry := func() (*entry, error) {
 				builds.Add(1)
-				return &entry{fileRef: fileRef{info: info, ver: versionOf(info)}, body: []byte("x")}, nil
+				return &entry{Ref: source.Ref{Info: info, Ver: source.VersionOf(info)}, body: []byte("x")}, nil
 			}
 			first, err := cache.build("k", info, c.put, newEntry)
 			must(t, err)

@@ -17,6 +17,8 @@ import (
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/jaws-go/jaws/internal/source"
 )
 
 // Compressed-only files. A build may ship a file only as its precompressed
@@ -36,7 +38,7 @@ import (
 // tie), the primary's first bytes decoded, against which the other
 // siblings are checked as siblings are checked against a file
 // (siblingcheck.go), and the names it stands on: the plain name still
-// missing, the other siblings at their versions (fileRef.also). A bomb is
+// missing, the other siblings at their versions (source.Ref.Also). A bomb is
 // refused, never decoded without bound: DecodeMaxSize and DecodeMaxRatio
 // bound the identity, and zstd's window is RFC 9659's.
 
@@ -71,7 +73,7 @@ func (v *variants) onlyCoded(key, file string, dirIndex bool) (target, error) {
 	var sibs []sib
 	primary := -1
 	for _, c := range v.codings {
-		info, err := v.store.src.stat(file + codingExts[c])
+		info, err := v.store.src.Stat(file + codingExts[c])
 		if err != nil || !info.Mode().IsRegular() {
 			continue
 		}
@@ -84,13 +86,13 @@ func (v *variants) onlyCoded(key, file string, dirIndex bool) (target, error) {
 		return target{}, fs.ErrNotExist
 	}
 	p := sibs[primary]
-	also := []alsoRef{{name: file, absent: true}}
+	also := []source.Also{{Name: file, Absent: true}}
 	var siblings codingSet
 	for _, s := range sibs {
 		if s.c == p.c {
 			continue
 		}
-		also = append(also, alsoRef{name: file + codingExts[s.c], info: s.info, ver: versionOf(s.info)})
+		also = append(also, source.Also{Name: file + codingExts[s.c], Info: s.info, Ver: source.VersionOf(s.info)})
 		if s.info.ModTime().Before(p.info.ModTime()) {
 			// Said once per version, as for a file's stale sibling.
 			v.log.Printf("jaws: ignoring %s: older than %s, so taken for stale",
@@ -104,7 +106,7 @@ func (v *variants) onlyCoded(key, file string, dirIndex bool) (target, error) {
 		if err != nil {
 			return nil, err
 		}
-		e := &entry{fileRef: fileRef{file: file + codingExts[p.c], info: info, ver: versionOf(info), also: also},
+		e := &entry{Ref: source.Ref{File: file + codingExts[p.c], Info: info, Ver: source.VersionOf(info), Also: also},
 			dirIndex: dirIndex, index: true}
 		only := &onlyState{name: file, primary: p.c, prefix: prefix, whole: whole}
 		e.release = only.releaseSpill
@@ -157,7 +159,7 @@ func (v *variants) identityOf(ctx context.Context, e *entry) (target, error) {
 		return target{}, f.err
 	}
 	if testHookDecodeIdentity != nil {
-		testHookDecodeIdentity(e.file)
+		testHookDecodeIdentity(e.File)
 	}
 	var ve *entry
 	var err error
@@ -170,7 +172,7 @@ func (v *variants) identityOf(ctx context.Context, e *entry) (target, error) {
 	switch {
 	case notAcceptable(err):
 		only.fail.Store(&onlyError{err})
-		v.log.Printf("jaws: not decoding %s: %v", e.file, err)
+		v.log.Printf("jaws: not decoding %s: %v", e.File, err)
 		return target{}, err
 	case err != nil:
 		return target{}, err
@@ -198,7 +200,7 @@ func (v *variants) decodeIdentity(ctx context.Context, e *entry) (*entry, error)
 	defer f.Close()
 	limit := v.cfg.DecodeMaxSize
 	if r := int64(v.cfg.DecodeMaxRatio); r > 0 {
-		limit = min(limit, r*e.info.Size()+decodeRatioSlack)
+		limit = min(limit, r*e.Info.Size()+decodeRatioSlack)
 	}
 	dec, done, err := newDecoder(only.primary, f)
 	if err != nil {
@@ -385,8 +387,8 @@ func (sp *spills) write(ctx context.Context, e *entry, head []byte, r io.Reader,
 	}
 	// The version is the spill file's own, which its descriptor is checked
 	// against; only Last-Modified is the sibling's.
-	info := spillInfo{st, e.info.ModTime()}
-	ve := &entry{fileRef: fileRef{file: e.file, info: info, ver: versionOf(st), tree: e.tree, readAt: e.readAt},
+	info := spillInfo{st, e.Info.ModTime()}
+	ve := &entry{Ref: source.Ref{File: e.File, Info: info, Ver: source.VersionOf(st), Tree: e.Tree, ReadAt: e.ReadAt},
 		coding: identity, seekable: true, spilled: true}
 	ve.sf = newSharedFile(f)
 	ve.sf.release() // the one newSharedFile gives the request: requests take their own (acquireShared)

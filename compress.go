@@ -74,17 +74,17 @@ func (v *variants) describe(e *entry, name string) {
 			info, err := v.store.siblingInfo(v.siblingFile(e, c))
 			switch {
 			case err != nil || !info.Mode().IsRegular():
-			case info.ModTime().Before(e.info.ModTime()):
+			case info.ModTime().Before(e.Info.ModTime()):
 				// Said once per version of the file: a deploy that wrote
 				// siblings before their originals should hear of it.
 				v.log.Printf("jaws: ignoring %s: older than %s, so taken for stale",
-					e.file+codingExts[c], e.file)
+					e.File+codingExts[c], e.File)
 			default:
 				vs.siblings |= setOf(c)
 			}
 		}
 	}
-	size := e.info.Size()
+	size := e.Info.Size()
 	vs.compressible = !v.cfg.DisableCompression && v.set != 0 && v.store.holds(size) &&
 		size >= v.cfg.MinSize && size <= v.cfg.MaxSize && compressibleType(e.rep.ctype())
 	if vs.siblings != 0 || vs.compressible {
@@ -93,7 +93,7 @@ func (v *variants) describe(e *entry, name string) {
 		}
 	}
 	if vs.compressible {
-		vs.vstart, vs.vend = v.dict.versionIn(e.file)
+		vs.vstart, vs.vend = v.dict.versionIn(e.File)
 	}
 }
 
@@ -103,7 +103,7 @@ func (v *variants) siblingFile(e *entry, c coding) string {
 	if o := e.vary.only; o != nil {
 		return o.name + codingExts[c]
 	}
-	return e.file + codingExts[c]
+	return e.File + codingExts[c]
 }
 
 // has reports whether e may be served in some coding, so responses for it
@@ -171,7 +171,7 @@ func (v *variants) resolve(r *http.Request, name string, e *entry, need fdNeed, 
 	ve, err := v.compressed(r.Context(), key, e, c)
 	if err != nil {
 		if !errors.Is(err, errNotWorth) && r.Context().Err() == nil {
-			v.log.Printf("jaws: compressing %s: %v", e.file, err)
+			v.log.Printf("jaws: compressing %s: %v", e.File, err)
 		}
 		return target{}, false
 	}

@@ -3,6 +3,8 @@ package jaws
 import (
 	"errors"
 	"io/fs"
+
+	"github.com/jaws-go/jaws/internal/source"
 )
 
 // Which descriptor a request reads. A body in memory needs none; a zero-copy
@@ -160,7 +162,7 @@ func (s *store) acquireShared(t *target) {
 
 // openVersion opens the entry's file, checking it is the entry's version.
 func (s *store) openVersion(e *entry) (fs.File, error) {
-	f, info, at, err := s.src.open(e.file)
+	f, info, at, err := s.src.Open(e.File)
 	return keepIfVersion(e, f, info, at, err)
 }
 
@@ -168,7 +170,7 @@ func (s *store) openVersion(e *entry) (fs.File, error) {
 // began (its lookup did): it opens in e's tree without asking the source
 // again whether the root was swapped, which the confirmation answered.
 func (s *store) openConfirmed(e *entry) (fs.File, error) {
-	f, info, at, err := s.src.openIn(e.tree, e.file)
+	f, info, at, err := s.src.OpenIn(e.Tree, e.File)
 	return keepIfVersion(e, f, info, at, err)
 }
 
@@ -177,11 +179,11 @@ var errNotOwned = errors.New("jaws: no descriptor of the request's own")
 
 // keepIfVersion returns f, just opened in tree at, if it is e's version in
 // e's tree, and closes it otherwise.
-func keepIfVersion(e *entry, f fs.File, info fs.FileInfo, at *tree, err error) (fs.File, error) {
+func keepIfVersion(e *entry, f fs.File, info fs.FileInfo, at *source.Tree, err error) (fs.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !e.matches(info) || at != e.tree {
+	if !e.Matches(info) || at != e.Tree {
 		f.Close()
 		return nil, errChanged
 	}
@@ -198,7 +200,7 @@ func (s *store) readAll(e *entry) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b := make([]byte, e.info.Size())
+	b := make([]byte, e.Info.Size())
 	n, err := readHead(f, b)
 	if err == nil && n < len(b) {
 		err = errChanged

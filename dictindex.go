@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/jaws-go/jaws/internal/source"
 )
 
 // Where a dictionary's bytes are, by their SHA-256: the index. A request
@@ -49,7 +51,7 @@ const (
 type dictRecord struct {
 	src  int
 	file string
-	ver  version
+	ver  source.Version
 	sum  [sha256.Size]byte
 }
 
@@ -92,7 +94,7 @@ func (x *dictIndex) lookup(sum *[sha256.Size]byte) (dictRecord, bool) {
 }
 
 // has reports whether the index holds file of src at version ver.
-func (x *dictIndex) has(src int, file string, ver version) bool {
+func (x *dictIndex) has(src int, file string, ver source.Version) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	el := x.byFile[dictKey{src, file}]
@@ -162,10 +164,10 @@ type candidate struct {
 func (v *variants) findEarlier(ctx context.Context, e *entry) {
 	var cands []candidate
 	if e.vary.vend > 0 {
-		dir, pre, suf, tail := versionParts(e.file, int(e.vary.vstart), int(e.vary.vend))
+		dir, pre, suf, tail := versionParts(e.File, int(e.vary.vstart), int(e.vary.vend))
 		var names []string
 		if list, err := v.store.readDir(dir, dictListMax); err == nil {
-			names = versionNames(list, pre, suf, tail, dir, e.file)
+			names = versionNames(list, pre, suf, tail, dir, e.File)
 		}
 		for _, n := range names {
 			if info, err := v.store.stat(n); err == nil && v.dictCandidate(info) {
@@ -174,9 +176,9 @@ func (v *variants) findEarlier(ctx context.Context, e *entry) {
 		}
 	}
 	for i, fsys := range v.dict.earlier {
-		names := []string{e.file}
+		names := []string{e.File}
 		if e.vary.vend > 0 {
-			dir, pre, suf, tail := versionParts(e.file, int(e.vary.vstart), int(e.vary.vend))
+			dir, pre, suf, tail := versionParts(e.File, int(e.vary.vstart), int(e.vary.vend))
 			if list, err := readDirMax(fsys, dir, dictListMax); err == nil {
 				names = append(names, versionNames(list, pre, suf, tail, dir, "")...)
 			}
@@ -192,7 +194,7 @@ func (v *variants) findEarlier(ctx context.Context, e *entry) {
 	slices.SortStableFunc(cands, func(a, b candidate) int { return b.info.ModTime().Compare(a.info.ModTime()) })
 	budget, hashed := int64(hashOnRequestMax), 0
 	for _, c := range cands {
-		ver := versionOf(c.info)
+		ver := source.VersionOf(c.info)
 		if v.dict.index.has(c.src, c.file, ver) {
 			continue
 		}
@@ -215,7 +217,7 @@ func (v *variants) dictCandidate(info fs.FileInfo) bool {
 // hashCandidate returns the SHA-256 of c's bytes and the version they are
 // of: a file of the root through its entry (whose hash may be known), one
 // of an earlier release read whole.
-func (v *variants) hashCandidate(ctx context.Context, c candidate) (sum [sha256.Size]byte, ver version, ok bool) {
+func (v *variants) hashCandidate(ctx context.Context, c candidate) (sum [sha256.Size]byte, ver source.Version, ok bool) {
 	if c.src == 0 {
 		t, err := v.store.lookup(c.file, fdNone)
 		if err != nil {
@@ -231,7 +233,7 @@ func (v *variants) hashCandidate(ctx context.Context, c candidate) (sum [sha256.
 				return sum, ver, false
 			}
 		}
-		return *p, t.e.ver, true
+		return *p, t.e.Ver, true
 	}
 	b, ver, err := readEarlier(v.dict.earlier[c.src-1], c.file, v.dict.maxSize)
 	if err != nil {
@@ -251,7 +253,7 @@ func (v *variants) dictBytes(r dictRecord) ([]byte, error) {
 			return nil, errDictionaryGone
 		}
 		defer t.close()
-		if t.isDir() || t.e.ver != r.ver {
+		if t.isDir() || t.e.Ver != r.ver {
 			return nil, errDictionaryGone
 		}
 		if b, err = v.store.readAll(t.e); err != nil {
@@ -259,7 +261,7 @@ func (v *variants) dictBytes(r dictRecord) ([]byte, error) {
 		}
 		known = t.e.sum.Load()
 	} else {
-		var ver version
+		var ver source.Version
 		var err error
 		if b, ver, err = readEarlier(v.dict.earlier[r.src-1], r.file, v.dict.maxSize); err != nil || ver != r.ver {
 			return nil, errDictionaryGone
@@ -277,24 +279,24 @@ func (v *variants) dictBytes(r dictRecord) ([]byte, error) {
 
 // readEarlier reads file of fsys, an earlier release, whole if it is a
 // regular file of at most max bytes, and returns its version.
-func readEarlier(fsys fs.FS, file string, max int64) ([]byte, version, error) {
+func readEarlier(fsys fs.FS, file string, max int64) ([]byte, source.Version, error) {
 	f, err := fsys.Open(file)
 	if err != nil {
-		return nil, version{}, err
+		return nil, source.Version{}, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return nil, version{}, err
+		return nil, source.Version{}, err
 	}
 	if !info.Mode().IsRegular() || info.Size() > max {
-		return nil, version{}, errNotRegular
+		return nil, source.Version{}, source.ErrNotRegular
 	}
 	b, err := io.ReadAll(io.LimitReader(f, info.Size()+1))
 	if err == nil && int64(len(b)) != info.Size() {
 		err = errChanged
 	}
-	return b, versionOf(info), err
+	return b, source.VersionOf(info), err
 }
 
 // readDirMax lists at most max entries of dir in fsys.

@@ -251,7 +251,7 @@ func (v *variants) dictionary(r *http.Request, name string, e *entry, siblings c
 	})
 	if err != nil {
 		if !errors.Is(err, errNotWorth) && !errors.Is(err, errDictionaryGone) && ctx.Err() == nil {
-			v.log.Printf("jaws: compressing %s with a dictionary: %v", e.file, err)
+			v.log.Printf("jaws: compressing %s with a dictionary: %v", e.File, err)
 		}
 		return nil, false
 	}

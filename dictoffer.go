@@ -32,15 +32,15 @@ func (v *variants) offer(st *dictState, r *http.Request, e *entry, hashed bool) 
 	if o := st.offered.Load(); o != nil && o.raw == raw && o.hashed == hashed {
 		return o.hdr
 	}
-	name, vstart, vend := e.file, int(e.vary.vstart), int(e.vary.vend)
+	name, vstart, vend := e.File, int(e.vary.vstart), int(e.vary.vend)
 	if hashed {
 		sum := v.store.knownHash(e) // the request for the hashed name learnt it
 		if sum == nil {
 			return nil
 		}
-		name = hashedName(e.file, sum)
-		ext := path.Ext(e.file)
-		if ext == path.Base(e.file) {
+		name = hashedName(e.File, sum)
+		ext := path.Ext(e.File)
+		if ext == path.Base(e.File) {
 			ext = ""
 		}
 		vend = len(name) - len(ext)
@@ -62,7 +62,7 @@ func (v *variants) indexOwn(st *dictState, r *http.Request, e *entry) {
 		sum, _ = v.store.requestHash(r.Context(), e, &budget)
 	}
 	if sum != nil && st.indexed.CompareAndSwap(false, true) {
-		v.dict.index.add(dictRecord{file: e.file, ver: e.ver, sum: *sum})
+		v.dict.index.add(dictRecord{file: e.File, ver: e.Ver, sum: *sum})
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+
+	"github.com/jaws-go/jaws/internal/source"
 )
 
 // entry is what the store knows of one version of one file, or of a variant
@@ -24,13 +26,13 @@ import (
 // entry (compress.go: its siblings, whether it compresses). These are this
 // file's two references to files above it.
 type entry struct {
-	fileRef              // the file: its name, metadata, version, tree; what confirms it (source.go)
-	dirIndex bool        // the request name is a directory and file is its index page
-	coding   coding      // the coding of its bytes: identity for a file's own
-	body     []byte      // the whole file (or variant), or nil when it is sent from disk
-	sf       *sharedFile // for a file sent from disk: its descriptor, shared by zero-copy transfers
-	seekable bool        // a file sent from its source can be read at an offset: ranges work
-	digest   bool        // sum came from a digest sibling, not from the bytes
+	source.Ref             // the file: its name, metadata, version, tree; what confirms it
+	dirIndex   bool        // the request name is a directory and file is its index page
+	coding     coding      // the coding of its bytes: identity for a file's own
+	body       []byte      // the whole file (or variant), or nil when it is sent from disk
+	sf         *sharedFile // for a file sent from disk: its descriptor, shared by zero-copy transfers
+	seekable   bool        // a file sent from its source can be read at an offset: ranges work
+	digest     bool        // sum came from a digest sibling, not from the bytes
 	// index: the entry of a compressed-only file (codedonly.go), which has
 	// no bytes of its own: its variants serve it, the identity included.
 	// Its file is its primary sibling's.
@@ -59,9 +61,9 @@ type entry struct {
 // request costs no more reading than http.FileServer's. The entry takes f
 // over as its shared descriptor when f is an *os.File.
 func newEntry(file string, dirIndex bool, f fs.File, info fs.FileInfo, maxBody int64) (*entry, []byte, error) {
-	e := &entry{fileRef: fileRef{file: file, info: info, ver: versionOf(info)}, dirIndex: dirIndex}
+	e := &entry{Ref: source.Ref{File: file, Info: info, Ver: source.VersionOf(info)}, dirIndex: dirIndex}
 	size := info.Size()
-	if b, ok := embeddedBytes(info); ok {
+	if b, ok := source.EmbeddedBytes(info); ok {
 		e.body = b
 	} else if size <= maxBody {
 		body := make([]byte, size)
@@ -94,8 +96,8 @@ func newEntry(file string, dirIndex bool, f fs.File, info fs.FileInfo, maxBody i
 
 // newVariant is the entry of orig's bytes encoded in c, held in memory.
 func newVariant(orig *entry, c coding, body []byte) *entry {
-	v := &entry{fileRef: fileRef{file: orig.file, info: orig.info, ver: orig.ver, tree: orig.tree,
-		readAt: orig.readAt}, coding: c, body: body, from: orig.sum.Load()}
+	v := &entry{Ref: source.Ref{File: orig.File, Info: orig.Info, Ver: orig.Ver, Tree: orig.Tree,
+		ReadAt: orig.ReadAt}, coding: c, body: body, from: orig.sum.Load()}
 	sum := sha256.Sum256(body)
 	v.sum.Store(&sum)
 	return v
@@ -117,22 +119,22 @@ func (e *entry) size() int64 {
 	if e.body != nil {
 		return int64(len(e.body))
 	}
-	return e.info.Size()
+	return e.Info.Size()
 }
 
 // derivedFrom reports whether the variant v was made from the version of
 // the file orig describes, and from its bytes: the same sum where both
 // are known, else the same read. A version's stat can stand for other
-// bytes (watcher.writtenSince), and an entry built anew for that reason
-// must not find the old one's variants.
+// bytes (internal/source's watcher.writtenSince), and an entry built anew
+// for that reason must not find the old one's variants.
 func (v *entry) derivedFrom(orig *entry) bool {
-	if v.file != orig.file || !v.matches(orig.info) {
+	if v.File != orig.File || !v.Matches(orig.Info) {
 		return false
 	}
 	if sum := orig.sum.Load(); v.from != nil && sum != nil {
 		return *v.from == *sum
 	}
-	return v.readAt == orig.readAt // the same read of the file, then
+	return v.ReadAt == orig.ReadAt // the same read of the file, then
 }
 
 // entryOverhead approximates, in bytes, what an entry costs beyond its body
@@ -143,7 +145,7 @@ const entryOverhead = 512
 // budget: the bytes it keeps alive, header values included. An entry sent
 // from its file counts in the budget of files instead (see cache).
 func (e *entry) cost(key string) int64 {
-	return int64(len(e.body)+len(key)+len(e.file)+e.rep.cost()+e.vary.cost()) + entryOverhead
+	return int64(len(e.body)+len(key)+len(e.File)+e.rep.cost()+e.vary.cost()) + entryOverhead
 }
 
 // readHead reads len(p) bytes from the start of a freshly opened f, or

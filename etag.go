@@ -10,6 +10,8 @@ import (
 	"path"
 	"strconv"
 	"time"
+
+	"github.com/jaws-go/jaws/internal/source"
 )
 
 // Validators. A file served from memory is read whole anyway, so its ETag is
@@ -102,8 +104,8 @@ func reprDigest(sum []byte) string {
 // file (precompressed siblings are also checked against the file's bytes:
 // siblingcheck.go); stale reports one that is present but older or
 // malformed, which the caller logs.
-func digestSibling(src source, file string, info fs.FileInfo) (sum [sha256.Size]byte, ok, stale bool) {
-	f, sinfo, _, err := src.open(file + digestExt)
+func digestSibling(src source.Source, file string, info fs.FileInfo) (sum [sha256.Size]byte, ok, stale bool) {
+	f, sinfo, _, err := src.Open(file + digestExt)
 	if err != nil {
 		return sum, false, false
 	}

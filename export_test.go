@@ -15,8 +15,8 @@ const DefaultZeroCopyMinSize = defaultZeroCopyMinSize
 // asynchronously).
 func (h *Handler) SyncCache() { h.store.cache.sync() }
 
-// SetSweepEvery makes h sweep every d instead of every sweepEvery (one
-// second), so a test of what the sweeps let go sees it in d
-// (TestDeploy); TestSweepEvery holds the second. Set before h holds
-// anything to sweep: a sweep already scheduled keeps its time.
-func (h *Handler) SetSweepEvery(d time.Duration) { h.store.sweeper.every.Store(int64(d)) }
+// SetSweepEvery makes h sweep every d instead of every second, so a test
+// of what the sweeps let go sees it in d (TestDeploy); TestSweepEvery, in
+// internal/source, holds the second. Set before h holds anything to sweep:
+// a sweep already scheduled keeps its time.
+func (h *Handler) SetSweepEvery(d time.Duration) { h.store.sweeper.SetEvery(d) }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jaws-go/jaws/internal/httprule"
+	"github.com/jaws-go/jaws/internal/source"
 )
 
 // Handler serves the files under one directory, or of one fs.FS. Create it
@@ -43,8 +44,8 @@ type Handler struct {
 // followed, absolute ones too when their target lies under root's real path
 // (symlinks resolved here, once).
 func New(root string, opts Options) (*Handler, error) {
-	return newHandler(opts, func(sw *sweeper) (source, error) {
-		return openDirSource(root, opts.Revalidate == 0, sw.kick)
+	return newHandler(opts, func(sw *source.Sweeper) (source.Source, error) {
+		return source.OpenDir(root, opts.Revalidate == 0, sw)
 	})
 }
 
@@ -80,12 +81,13 @@ func NewFS(fsys fs.FS, opts Options) (*Handler, error) {
 	if fsys == nil {
 		return nil, errors.New("jaws: NewFS of a nil fs.FS")
 	}
-	return newHandler(opts, func(*sweeper) (source, error) { return newFSSource(fsys), nil })
+	return newHandler(opts, func(*source.Sweeper) (source.Source, error) { return source.NewFS(fsys), nil })
 }
 
 // newHandler makes a Handler of the source open returns; open is handed the
-// sweeper that the store will run.
-func newHandler(opts Options, open func(*sweeper) (source, error)) (*Handler, error) {
+// sweeper that the source and the store share (a source of OpenDir adds its
+// job to it, the store its own).
+func newHandler(opts Options, open func(*source.Sweeper) (source.Source, error)) (*Handler, error) {
 	opts = opts.withDefaults()
 	codings, err := parseEncodings(opts.Compression.Encodings)
 	if err != nil {
@@ -104,7 +106,7 @@ func newHandler(opts Options, open func(*sweeper) (source, error)) (*Handler, er
 	if err != nil {
 		return nil, err
 	}
-	sw := new(sweeper)
+	sw := new(source.Sweeper)
 	src, err := open(sw)
 	if err != nil {
 		c.close()
@@ -136,7 +138,7 @@ func (h *Handler) describe(e *entry, name string, head []byte) error {
 		// an index page's too. An entry whose file is not the name it is
 		// served as passes that name here.
 		var err error
-		if e.rep.fields, err = h.header.of(e.file); err != nil {
+		if e.rep.fields, err = h.header.of(e.File); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"path"
 	"sync"
+
+	"github.com/jaws-go/jaws/internal/source"
 )
 
 // The SHA-256 of files, for HashName and the requests for the names it
@@ -46,7 +48,7 @@ func (s *store) requestHash(ctx context.Context, e *entry, budget *int64) (*[sha
 	if sum := s.knownHash(e); sum != nil {
 		return sum, true
 	}
-	size := e.info.Size()
+	size := e.Info.Size()
 	if e.index || size > *budget {
 		return nil, false
 	}
@@ -76,7 +78,7 @@ func (s *store) hash(e *entry) (*[sha256.Size]byte, error) {
 			return nil, err
 		}
 	}
-	if e.body == nil && !e.digest && e.info.Size() > hashOnRequestMax {
+	if e.body == nil && !e.digest && e.Info.Size() > hashOnRequestMax {
 		s.hashes.add(e, sum)
 	}
 	return sum, nil
@@ -115,7 +117,7 @@ func (s *store) readHash(ctx context.Context, e *entry) (*[sha256.Size]byte, err
 		return nil, err
 	}
 	defer f.Close()
-	size := e.info.Size()
+	size := e.Info.Size()
 	buf := make([]byte, min(size+1, hashChunk))
 	d := sha256.New()
 	var n int64
@@ -180,8 +182,8 @@ type hashTable struct {
 // hashRecord is one file's hash, for the version it was read from.
 type hashRecord struct {
 	file string
-	ver  version
-	info fs.FileInfo // the file's identity, where version lacks it (sameFile)
+	ver  source.Version
+	info fs.FileInfo // the file's identity, where Version lacks it (source.SameFile)
 	sum  [sha256.Size]byte
 }
 
@@ -199,12 +201,12 @@ func (t *hashTable) limit() int64 {
 func (t *hashTable) lookup(e *entry) *[sha256.Size]byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	el := t.byFile[e.file]
+	el := t.byFile[e.File]
 	if el == nil {
 		return nil
 	}
 	r := el.Value.(*hashRecord)
-	if r.ver != e.ver || !sameFile(r.info, e.info) {
+	if r.ver != e.Ver || !source.SameFile(r.info, e.Info) {
 		return nil // another version: left for HashName to replace
 	}
 	t.order.MoveToFront(el)
@@ -216,7 +218,7 @@ func (t *hashTable) lookup(e *entry) *[sha256.Size]byte {
 // other version's, and lets the least recently used go while over the
 // bound.
 func (t *hashTable) add(e *entry, sum *[sha256.Size]byte) {
-	r := &hashRecord{file: e.file, ver: e.ver, info: e.info, sum: *sum}
+	r := &hashRecord{file: e.File, ver: e.Ver, info: e.Info, sum: *sum}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.byFile == nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jaws-go/jaws/internal/source"
 	"github.com/jaws-go/jaws/internal/testsite"
 )
 
@@ -26,7 +27,7 @@ func hashHook(t *testing.T, f func(ctx context.Context, chunk int)) {
 // metadata, which is all the table looks at.
 func tableEntry(t *testing.T, file string, info os.FileInfo) *entry {
 	t.Helper()
-	return &entry{fileRef: fileRef{file: file, info: info, ver: versionOf(info)}}
+	return &entry{Ref: source.Ref{File: file, Info: info, Ver: source.VersionOf(info)}}
 }
 
 // TestHashTableBound: the table keeps one record per file name, the latest

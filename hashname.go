@@ -67,7 +67,7 @@ func (h *Handler) HashName(name string) (string, error) {
 	if err != nil {
 		return "", &fs.PathError{Op: "hashname", Path: name, Err: err}
 	}
-	file := e.file
+	file := e.File
 	if o := e.vary.only; o != nil {
 		file = o.name // a compressed-only file: its name, not its sibling's
 	}

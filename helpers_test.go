@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"net"
 	"net/http"
@@ -22,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jaws-go/jaws/internal/source"
 	"github.com/jaws-go/jaws/internal/testsite"
 )
 
@@ -66,12 +68,14 @@ func uniqueName(t testing.TB, ext string) string {
 	return fmt.Sprintf("%s-%d%s", filepath.Base(t.Name()), time.Now().UnixNano(), ext)
 }
 
-// newTestHandler is New(dir, o), closed when the test ends.
+// newTestHandler is New(dir, o), its source counted (countedSource), closed
+// when the test ends.
 func newTestHandler(t testing.TB, dir string, o Options) *Handler {
 	t.Helper()
 	h, err := New(dir, o)
 	must(t, err)
 	t.Cleanup(func() { h.Close() })
+	h.store.src = &countedSource{Source: h.store.src}
 	testsite.Made(t, h)
 	return h
 }
@@ -304,17 +308,38 @@ func checkMultipart(t *testing.T, resp *http.Response, body, data []byte, spans 
 
 // Counters: files opened, transfers, descriptors, goroutines.
 
-// opens counts, per name, the files handlers open (testHookOpen). Tests use
-// names of their own, so they can run in parallel.
+// opens counts, per name, the files handlers made by newTestHandler open
+// (countedSource). Tests use names of their own, so they can run in
+// parallel.
 var opens sync.Map // name -> *atomic.Int64
 
-// looks counts, per source, how often it looked for what its root names
-// (testHookCurrent).
-var looks sync.Map // *dirSource -> *atomic.Int64
+// countedSource is a handler's source, with the files it opens counted
+// (opens) and how often it looks for what its root names (looks: one
+// epoll_wait with events, or a stat of the root path): Open and Fresh look,
+// and OpenIn in a tree (the one Fresh found) does not, as its doc says
+// (internal/source holds it to that). newTestHandler puts it in.
+type countedSource struct {
+	source.Source
+	looks atomic.Int64
+}
 
-func init() {
-	testHookOpen = func(name string) { count(&opens, name) }
-	testHookCurrent = func(d *dirSource) { count(&looks, d) }
+func (c *countedSource) Open(name string) (fs.File, fs.FileInfo, *source.Tree, error) {
+	count(&opens, name)
+	c.looks.Add(1)
+	return c.Source.Open(name)
+}
+
+func (c *countedSource) OpenIn(at *source.Tree, name string) (fs.File, fs.FileInfo, *source.Tree, error) {
+	count(&opens, name)
+	if at == nil {
+		c.looks.Add(1)
+	}
+	return c.Source.OpenIn(at, name)
+}
+
+func (c *countedSource) Fresh(ref *source.Ref, body []byte, now func() int64) bool {
+	c.looks.Add(1)
+	return c.Source.Fresh(ref, body, now)
 }
 
 // count adds one to m's counter for key, allocating only the first time,
@@ -327,14 +352,8 @@ func count(m *sync.Map, key any) {
 	c.(*atomic.Int64).Add(1)
 }
 
-// lookCount is how many times h's source looked for what its root names
-// (an epoll_wait, or a stat of the root path).
-func lookCount(h *Handler) int64 {
-	if c, ok := looks.Load(h.store.src); ok {
-		return c.(*atomic.Int64).Load()
-	}
-	return 0
-}
+// lookCount is how many times h's source looked for what its root names.
+func lookCount(h *Handler) int64 { return h.store.src.(*countedSource).looks.Load() }
 
 // openCount is how many times handlers opened the file name.
 func openCount(name string) int64 {

@@ -205,7 +205,7 @@ func (h *Handler) serveLearning(w http.ResponseWriter, r *http.Request, next htt
 func (lr *learning) served(r *http.Request, name string, e *entry) {
 	for _, l := range lr.lanes {
 		l.notes.put(&laneNote{noteKey: lr.key, path: r.URL.Path, rawPath: r.URL.RawPath,
-			name: name, info: e.info, hdr: lr.hdr, size: lr.size + len(r.URL.Path) + len(r.URL.RawPath) + len(name)})
+			name: name, info: e.Info, hdr: lr.hdr, size: lr.size + len(r.URL.Path) + len(r.URL.RawPath) + len(name)})
 	}
 }
 
@@ -338,7 +338,7 @@ func (h *Handler) laneFind(w http.ResponseWriter, r *http.Request, note *laneNot
 	f, err := h.find(w, r, note.name)
 	if err == nil {
 		t := &f.t
-		if !t.listing() && f.redirect(r.URL.Path) == "" && t.e.matches(note.info) {
+		if !t.listing() && f.redirect(r.URL.Path) == "" && t.e.Matches(note.info) {
 			a.f, a.note = f, note
 			return true
 		}

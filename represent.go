@@ -100,7 +100,7 @@ var hdrEncoding = [numCodings][]string{nil, {"br"}, {"zstd"}, {"gzip"}, {"dcz"}}
 // every version alike, and http.FileServer sends none either.
 func represent(e *entry, head []byte, types map[string]string) {
 	etag, digest := validators(e)
-	e.rep.pack(etag, digest, contentType(e.file, head, types), e)
+	e.rep.pack(etag, digest, contentType(e.File, head, types), e)
 }
 
 // representVariant makes the representation of v, a variant of orig in
@@ -120,8 +120,8 @@ func validators(e *entry) (etag, digest string) {
 		if e.digest {
 			digest = reprDigest(sum[:])
 		}
-	case !isZeroTime(e.info.ModTime()):
-		etag = metaETag(e.info.Size(), e.info.ModTime())
+	case !isZeroTime(e.Info.ModTime()):
+		etag = metaETag(e.Info.Size(), e.Info.ModTime())
 	}
 	return etag, digest
 }
@@ -137,7 +137,7 @@ func validators(e *entry) (etag, digest string) {
 // next value.
 func (r *representation) pack(etag, digest, ctype string, e *entry) {
 	length := strconv.FormatInt(e.size(), 10)
-	mod := e.info.ModTime()
+	mod := e.Info.ModTime()
 	r.mod = mod
 	var lastMod string
 	if !isZeroTime(mod) {

@@ -28,7 +28,7 @@ func cleanName(urlPath string, serveDot bool) (name string, ok bool) {
 	if !ok {
 		return "", false
 	}
-	if runtime.GOOS == "windows" && unstorableOnWindows(p) { // namecase.go
+	if runtime.GOOS == "windows" && unstorableOnWindows(p) { // below
 		return "", false
 	}
 	if p == "/" {
@@ -132,4 +132,23 @@ func errorStatus(err error) int {
 		return 406
 	}
 	return 404
+}
+
+// unstorableOnWindows reports whether the cleaned path p has an element
+// that Windows never stores: one ending in a dot or a space (the Win32
+// layer strips them, so "private." and "private " open private), or one
+// holding a colon (a stream: "secret.txt::$DATA" is secret.txt). They are
+// refused before anything is opened. Elsewhere these are names like any,
+// and the check after the open catches the file systems that alias them
+// (FAT on Linux strips trailing dots too).
+func unstorableOnWindows(p string) bool {
+	for elem := range strings.SplitSeq(p, "/") {
+		if elem == "" {
+			continue
+		}
+		if last := elem[len(elem)-1]; last == '.' || last == ' ' || strings.IndexByte(elem, ':') >= 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/jaws-go/jaws/internal/httprule"
+	"github.com/jaws-go/jaws/internal/source"
 )
 
 func TestCleanName(t *testing.T) {
@@ -148,7 +149,7 @@ func TestErrorStatus(t *testing.T) {
 		{"permission", &fs.PathError{Op: "openat", Path: "x", Err: syscall.EACCES}, 403},
 		{"escape", errors.New("path escapes from parent"), 404},
 		{"not a directory", syscall.ENOTDIR, 404},
-		{"special file", errNotRegular, 404},
+		{"special file", source.ErrNotRegular, 404},
 		{"closed", os.ErrClosed, 503},
 		{"io error", syscall.EIO, 500},
 		{"out of descriptors", fmt.Errorf("open: %w", syscall.EMFILE), 503},
@@ -267,3 +268,40 @@ func FuzzServePath(f *testing.F) {
 }
 
 var _ http.Handler = (*Handler)(nil)
+
+func TestNameCaseUnstorableOnWindows(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, path string
+		want       bool
+	}{
+		{"plain", "/private/secret.txt", false},
+		{"root", "/", false},
+		{"directory", "/private/", false},
+		{"dot inside", "/a.b/c.d", false},
+		{"tilde", "/PRIVAT~1/secret.txt", false}, // checked after the open, by the name stored
+		{"dotfile", "/.well-known/x", false},
+		{"trailing dot, directory", "/private./secret.txt", true},
+		{"trailing dots, directory", "/private../secret.txt", true},
+		{"trailing dot, file", "/private/secret.txt.", true},
+		{"trailing dot, directory with slash", "/private./", true},
+		{"trailing space, directory", "/private /secret.txt", true},
+		{"trailing space, file", "/private/secret.txt ", true},
+		{"dot and space", "/private. /secret.txt", true},
+		{"space inside", "/a b/c d.txt", false},
+		{"leading space", "/ a.txt", false},
+		{"stream", "/private/secret.txt::$DATA", true},
+		{"stream, one colon", "/private/secret.txt:$DATA", true},
+		{"named stream", "/private/secret.txt:hidden", true},
+		{"directory stream", "/private::$INDEX_ALLOCATION/secret.txt", true},
+		{"drive", "/C:/Windows/win.ini", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := unstorableOnWindows(tt.path); got != tt.want {
+				t.Errorf("unstorableOnWindows(%q) = %v, want %v", tt.path, got, tt.want)
+			}
+		})
+	}
+}

@@ -118,7 +118,7 @@ func (l *leasedFile) Close() error {
 // bytes under another's ETag.
 func (s *sharedFile) holds(e *entry) bool {
 	info, err := s.f.Stat()
-	return err == nil && e.matches(info)
+	return err == nil && e.Matches(info)
 }
 
 // refCount is for tests.

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/jaws-go/jaws/internal/source"
 )
 
 // Precompressed siblings are checked against the file they claim to hold,
@@ -69,14 +71,14 @@ type siblingChecks struct {
 // siblingVerdict is the verdict on one version of a sibling.
 type siblingVerdict struct {
 	info fs.FileInfo
-	ver  version
+	ver  source.Version
 	ok   bool // it holds the file's bytes
 }
 
 // of reports whether r is the verdict on the version of the sibling that
 // info describes.
-func (r *siblingVerdict) of(info fs.FileInfo, ver version) bool {
-	return r != nil && r.ver == ver && sameFile(r.info, info)
+func (r *siblingVerdict) of(info fs.FileInfo, ver source.Version) bool {
+	return r != nil && r.ver == ver && source.SameFile(r.info, info)
 }
 
 // siblingChecks returns vs's checks, made when first needed.
@@ -118,7 +120,7 @@ func (v *variants) relook(e *entry, p *siblingChecks, c coding, now int64) bool 
 		return false
 	}
 	info, err := v.store.siblingInfo(v.siblingFile(e, c))
-	if err != nil || !info.Mode().IsRegular() || p.last[c].Load().of(info, versionOf(info)) {
+	if err != nil || !info.Mode().IsRegular() || p.last[c].Load().of(info, source.VersionOf(info)) {
 		return false
 	}
 	p.stale.And(^uint32(setOf(c)))
@@ -135,21 +137,21 @@ func (v *variants) siblingCurrent(orig, sib *entry, c coding) bool {
 		return true // a compressed-only file's primary is what the others are checked against
 	}
 	if p := orig.vary.checks.Load(); p != nil {
-		if r := p.last[c].Load(); r.of(sib.info, sib.ver) {
+		if r := p.last[c].Load(); r.of(sib.Info, sib.Ver) {
 			return r.ok
 		}
 	}
 	p := orig.vary.siblingChecks()
 	p.mu[c].Lock()
 	defer p.mu[c].Unlock()
-	if r := p.last[c].Load(); r.of(sib.info, sib.ver) {
+	if r := p.last[c].Load(); r.of(sib.Info, sib.Ver) {
 		return r.ok // checked by a request this one waited for
 	}
 	stale, err := v.checkSibling(orig, sib, c)
 	if err != nil {
 		return false
 	}
-	p.last[c].Store(&siblingVerdict{info: sib.info, ver: sib.ver, ok: stale == nil})
+	p.last[c].Store(&siblingVerdict{info: sib.Info, ver: sib.Ver, ok: stale == nil})
 	if stale == nil {
 		p.stale.And(^uint32(setOf(c)))
 		return true
@@ -158,14 +160,14 @@ func (v *variants) siblingCurrent(orig, sib *entry, c coding) bool {
 	p.stale.Or(uint32(setOf(c)))
 	// Said once per version: a deploy that rebuilt the file and not its
 	// sibling should hear of it.
-	v.log.Printf("jaws: ignoring %s: does not decode to %s (%v), so taken for stale", sib.file, orig.file, stale)
+	v.log.Printf("jaws: ignoring %s: does not decode to %s (%v), so taken for stale", sib.File, orig.File, stale)
 	return false
 }
 
 // checkSibling reads what the check of sib against orig needs and makes it.
 // stale says why sib is not orig in c; err that it could not be read.
 func (v *variants) checkSibling(orig, sib *entry, c coding) (stale, err error) {
-	size := orig.info.Size()
+	size := orig.Info.Size()
 	want, whole := orig.body, true
 	if o := orig.vary.only; o != nil {
 		// A compressed-only file: its primary's first bytes decoded.
@@ -204,7 +206,7 @@ func (v *variants) checkSibling(orig, sib *entry, c coding) (stale, err error) {
 	var n siblingCount
 	defer func() {
 		if testHookSiblingCheck != nil {
-			testHookSiblingCheck(sib.file, n.read, n.decoded)
+			testHookSiblingCheck(sib.File, n.read, n.decoded)
 		}
 	}()
 	sibSize := sib.size()

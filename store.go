@@ -1,10 +1,13 @@
 package jaws
 
 import (
+	"errors"
 	"io/fs"
 	"log"
 	"path"
 	"sync"
+
+	"github.com/jaws-go/jaws/internal/source"
 )
 
 // store is the file layer, below the handler and the content codings and
@@ -21,7 +24,7 @@ import (
 // built once and never checked or evicted: there are as many as the program
 // embeds files, and their bodies are the embedded bytes themselves.
 type store struct {
-	src     source
+	src     source.Source
 	cache   *cache
 	maxBody int64 // the largest file held in memory; negative: none (memoryMax)
 	// sharedMin is the smallest file a zero-copy candidate takes the
@@ -31,33 +34,36 @@ type store struct {
 	sharedMin int64
 	describe  func(e *entry, name string, head []byte) error
 	log       *log.Logger
-	fixed     sync.Map  // entries of an immutable source, by key
-	sweeper   *sweeper  // lets go of descriptors of files no longer served
-	hashes    hashTable // hashes HashName read, past their entries (hashes.go)
+	fixed     sync.Map        // entries of an immutable source, by key
+	sweeper   *source.Sweeper // lets go of descriptors of files no longer served
+	hashes    hashTable       // hashes HashName read, past their entries (hashes.go)
 }
 
 // newStore makes the store of src, whose files up to maxBody bytes are held
 // in memory, and from sharedMin bytes may go zero-copy; sw is the sweeper
-// src was given, which the store runs, and describe completes every new
-// entry of a file (see store); an error it returns is the lookup's, and
-// the entry is not kept.
-func newStore(src source, c *cache, maxBody, sharedMin int64, logger *log.Logger, sw *sweeper,
+// src was given, to which the store adds its own job (the descriptors of
+// files Gone), and describe completes every new entry of a file (see
+// store); an error it returns is the lookup's, and the entry is not kept.
+func newStore(src source.Source, c *cache, maxBody, sharedMin int64, logger *log.Logger, sw *source.Sweeper,
 	describe func(e *entry, name string, head []byte) error) *store {
 	s := &store{src: src, cache: c, maxBody: maxBody, sharedMin: sharedMin, describe: describe, log: logger, sweeper: sw}
-	gone := func(e *entry) bool { return !e.spilled && src.gone(&e.fileRef, e.sf.f) }
-	sw.jobs = append(sw.jobs, func(int64) bool { return c.sweep(gone) }, src.sweep)
+	gone := func(e *entry) bool { return !e.spilled && src.Gone(&e.Ref, e.sf.f) }
+	sw.Add(func(int64) bool { return c.sweep(gone) })
 	return s
 }
 
 // immutable reports whether the source's files never change: entries live
 // in fixed, and the cache is not asked.
-func (s *store) immutable() bool { return s.src.immutable() }
+func (s *store) immutable() bool { return s.src.Immutable() }
 
 func (s *store) close() error {
-	s.sweeper.stop()
+	s.sweeper.Stop()
 	s.cache.close() // first: no request finds an entry to confirm any more
-	return s.src.close()
+	return s.src.Close()
 }
+
+// errChanged is a file that changed while it was being opened or served.
+var errChanged = errors.New("jaws: file changed while being served")
 
 // indexPage is the file that serves a directory.
 const indexPage = "index.html"
@@ -68,14 +74,14 @@ func (s *store) lookup(name string, need fdNeed) (target, error) {
 	if t, ok := s.cached(name, "", need); ok {
 		return t, nil
 	}
-	f, info, at, err := s.src.open(name)
+	f, info, at, err := s.src.Open(name)
 	if err != nil {
 		return target{}, err
 	}
 	file, dirIndex := name, false
 	if info.IsDir() {
 		index := path.Join(name, indexPage)
-		fi, iinfo, iat, err := s.src.open(index)
+		fi, iinfo, iat, err := s.src.Open(index)
 		if err != nil || iinfo.IsDir() || iat != at {
 			if err == nil {
 				fi.Close()
@@ -96,13 +102,13 @@ func (s *store) sibling(key, file string, orig *entry, c coding, need fdNeed, fi
 	if t, ok := s.cached(key, file, need); ok {
 		return t, nil
 	}
-	f, info, at, err := s.src.open(file)
+	f, info, at, err := s.src.Open(file)
 	if err != nil {
 		return target{}, err
 	}
-	if info.IsDir() || info.ModTime().Before(orig.info.ModTime()) || at != orig.tree {
+	if info.IsDir() || info.ModTime().Before(orig.Info.ModTime()) || at != orig.Tree {
 		f.Close()
-		return target{}, errNotRegular
+		return target{}, source.ErrNotRegular
 	}
 	return s.build(key, file, false, f, info, at, func(v *entry, _ []byte) error {
 		v.coding = c
@@ -114,7 +120,7 @@ func (s *store) sibling(key, file string, orig *entry, c coding, need fdNeed, fi
 // siblingInfo is the metadata of file, a sibling, as sibling would find
 // it.
 func (s *store) siblingInfo(file string) (fs.FileInfo, error) {
-	return s.src.stat(file)
+	return s.src.Stat(file)
 }
 
 // variant returns the variant of orig cached under key, if it was made
@@ -135,7 +141,7 @@ func (s *store) variant(key string, orig *entry) *entry {
 // however many requests ask at once, and so that the next request finds it:
 // a variant is costly to make again.
 func (s *store) keepVariant(key string, orig *entry, make func() (*entry, error)) (*entry, error) {
-	return s.cache.build(key, orig.info, putVisible, make)
+	return s.cache.build(key, orig.Info, putVisible, make)
 }
 
 // forget drops what is cached under key, so that the next request for it
@@ -172,7 +178,7 @@ func (s *store) cached(key, file string, need fdNeed) (target, bool) {
 			return target{e: v.(*entry)}, true
 		}
 	} else if e := s.cache.get(key); e != nil {
-		if file == "" || e.file == file {
+		if file == "" || e.File == file {
 			if t, ok := s.confirmFor(e, need); ok {
 				s.cache.hits.Add(1)
 				return t, true
@@ -186,18 +192,18 @@ func (s *store) cached(key, file string, need fdNeed) (target, bool) {
 
 // confirm checks a cached entry against the file it describes, as the
 // source does (by file system events with no system call while they say
-// nothing changed, else by one stat; see dirSource.fresh), unless
+// nothing changed, else by one stat; see Source.Fresh), unless
 // Options.Revalidate lets it be trusted without a look.
 func (s *store) confirm(e *entry) bool {
 	if s.cache.revalidate <= 0 {
 		// The clock is read only by a source that must stat.
-		return s.src.fresh(&e.fileRef, e.body, s.cache.now)
+		return s.src.Fresh(&e.Ref, e.body, s.cache.now)
 	}
 	now := s.cache.now()
 	if s.cache.trusted(e, now) {
 		return true
 	}
-	if !s.src.fresh(&e.fileRef, e.body, func() int64 { return now }) {
+	if !s.src.Fresh(&e.Ref, e.body, func() int64 { return now }) {
 		return false
 	}
 	e.checked.Store(now) // read by trusted alone
@@ -208,26 +214,26 @@ func (s *store) confirm(e *entry) bool {
 // under key and returns it as the request's target; finish completes a new
 // entry, given the file's first bytes, before it is cached, or fails the
 // build. f is the target's or closed.
-func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileInfo, at *tree, finish func(e *entry, head []byte) error) (target, error) {
+func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileInfo, at *source.Tree, finish func(e *entry, head []byte) error) (target, error) {
 	put := putAsync
 	if s.immutable() {
 		put = putNone // kept in s.fixed instead
 	}
 	e, err := s.cache.build(key, info, put, func() (*entry, error) {
-		readAt := mono()
+		readAt := source.Mono()
 		e, head, err := newEntry(file, dirIndex, f, info, s.maxBody)
 		if err != nil {
 			return nil, err
 		}
-		e.readAt = readAt
+		e.ReadAt = readAt
 		if e.body == nil {
 			s.findDigest(e)
 		}
-		e.tree = at
+		e.Tree = at
 		if err := finish(e, head); err != nil {
 			return nil, err
 		}
-		s.src.arm(&e.fileRef, s.cache.now())
+		s.src.Arm(&e.Ref, s.cache.now())
 		return e, nil
 	})
 	if err != nil {
@@ -242,7 +248,7 @@ func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileIn
 	if e.sf != nil && e.sf.f == f {
 		// This request built the entry, which now owns f, and holds the
 		// reference newSharedFile gave it.
-		s.sweeper.kick() // for when the file is deleted
+		s.sweeper.Kick() // for when the file is deleted
 		return target{e: e, sf: e.sf}, nil
 	}
 	f.Close()
@@ -253,7 +259,7 @@ func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileIn
 // own (a compressed-only file's index, codedonly.go), from file, the file
 // it stands on, which make is handed open, and caches it under key.
 func (s *store) buildIndex(key, file string, make func(fs.File, fs.FileInfo) (*entry, error)) (target, error) {
-	f, info, at, err := s.src.open(file)
+	f, info, at, err := s.src.Open(file)
 	if err != nil {
 		return target{}, err
 	}
@@ -268,13 +274,13 @@ func (s *store) buildIndex(key, file string, make func(fs.File, fs.FileInfo) (*e
 		put = putNone // kept in s.fixed instead
 	}
 	e, err := s.cache.build(key, info, put, func() (*entry, error) {
-		readAt := mono()
+		readAt := source.Mono()
 		e, err := make(f, info)
 		if err != nil {
 			return nil, err
 		}
-		e.readAt, e.tree = readAt, at
-		s.src.arm(&e.fileRef, s.cache.now())
+		e.ReadAt, e.Tree = readAt, at
+		s.src.Arm(&e.Ref, s.cache.now())
 		return e, nil
 	})
 	if err != nil {
@@ -293,12 +299,12 @@ func (s *store) buildIndex(key, file string, make func(fs.File, fs.FileInfo) (*e
 // a deploy that wrote a sibling before its file, or a wrong one, should hear
 // of it.
 func (s *store) findDigest(e *entry) {
-	sum, ok, stale := digestSibling(s.src, e.file, e.info)
+	sum, ok, stale := digestSibling(s.src, e.File, e.Info)
 	switch {
 	case ok:
 		e.setDigest(&sum)
 	case stale:
 		s.log.Printf("jaws: ignoring %s: older than %s or not its sha256sum line",
-			e.file+digestExt, e.file)
+			e.File+digestExt, e.File)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // ("." for the root itself), in the order the source gives them. It reads
 // the directory once, whatever its size.
 func (s *store) readDir(dir string, max int) ([]fs.DirEntry, error) {
-	f, info, _, err := s.src.open(dir)
+	f, info, _, err := s.src.Open(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -33,4 +33,4 @@ func (s *store) readDir(dir string, max int) ([]fs.DirEntry, error) {
 var errNotDir = errors.New("not a directory")
 
 // stat is the metadata of the file name as a lookup would find it.
-func (s *store) stat(name string) (fs.FileInfo, error) { return s.src.stat(name) }
+func (s *store) stat(name string) (fs.FileInfo, error) { return s.src.Stat(name) }

@@ -233,13 +233,10 @@ func underStrace(t *testing.T, test, env, dir, calls string) []string {
 // costs its failed open, a stat of each sibling that could hold it
 // compressed (a compressed-only file, codedonly.go), and no look for
 // symbolic links on its path, which only a name that was found needs
-// (watcher.cover).
+// (internal/source's watcher.cover).
 func TestStraceMissLooksForNoLinks(t *testing.T) {
 	if dir := os.Getenv("JAWS_STRACE_MISS"); dir != "" {
 		h := newTestHandler(t, dir, Options{})
-		if h.store.src.(*dirSource).watch == nil {
-			return // no events here: nothing to look for
-		}
 		os.Open("/nonexistent/jaws-strace-begin")
 		for range 50 {
 			if w := get(h, "/sub/missing.txt"); w.Code != 404 {

@@ -22,9 +22,10 @@ import (
 // The write set the file's times before its copy, so the stat jaws took
 // with the bytes is the new version's, and the bytes a mix of the two.
 // Once the write returned, every request must get the new bytes whole,
-// under their own ETag, as http.FileServer does; before watcher.writtenSince
-// the mix stayed cached under the new stat. userfaultfd holds the write at
-// its last page, so the order is certain and nothing waits on a clock.
+// under their own ETag, as http.FileServer does; before internal/source's
+// watcher.writtenSince the mix stayed cached under the new stat.
+// userfaultfd holds the write at its last page, so the order is certain and
+// nothing waits on a clock.
 func TestTornInPlaceWrite(t *testing.T) {
 	if fsSource {
 		t.Skip("an fs.FS is confirmed by stat alone")

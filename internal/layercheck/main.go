@@ -2,7 +2,10 @@
 // CONTRIBUTING.md maps: a file uses only files of its own layer or of the
 // layers below, but for the exceptions the map names, and every file of the
 // package is on the map. It type-checks the package as it builds on Linux
-// and prints each dependency that runs up a layer. CI runs it:
+// and prints each dependency that runs up a layer. The layers below the
+// root package's, packages of their own (internal/source, the files and
+// their freshness, under the store), use no layer above them: they import
+// no package of the module. CI runs it:
 //
 //	go run ./internal/layercheck
 package main
@@ -30,6 +33,11 @@ func main() {
 		dir = os.Args[1]
 	}
 	problems, err := check(dir)
+	if err == nil {
+		var more []string
+		more, err = checkBelow(dir)
+		problems = append(problems, more...)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "layercheck:", err)
 		os.Exit(2)
@@ -154,4 +162,66 @@ func check(dir string) ([]string, error) {
 			k[0], m.layer[k[0]], k[1], m.layer[k[1]], up[k]))
 	}
 	return problems, nil
+}
+
+// below are the layers under the root package's that are packages of their
+// own, by directory.
+var below = []string{"internal/source"}
+
+// checkBelow reports each import of a package of the module (whose path
+// go.mod in dir gives) by a package of below, for any system it builds on.
+func checkBelow(dir string) ([]string, error) {
+	mod, err := modulePath(dir)
+	if err != nil {
+		return nil, err
+	}
+	var problems []string
+	for _, rel := range below {
+		pkg, err := build.Default.ImportDir(filepath.Join(dir, rel), build.IgnoreVendor)
+		if err != nil {
+			return nil, err
+		}
+		for _, imp := range append(pkg.Imports, importsOfOtherSystems(filepath.Join(dir, rel), pkg)...) {
+			if imp == mod || strings.HasPrefix(imp, mod+"/") {
+				problems = append(problems, fmt.Sprintf("%s (below the store) imports %s: it uses no package of the module", rel, imp))
+			}
+		}
+	}
+	return problems, nil
+}
+
+// importsOfOtherSystems returns the imports of the package's files that
+// build on other systems than this one (IgnoredGoFiles), tests aside.
+func importsOfOtherSystems(dir string, pkg *build.Package) []string {
+	var imps []string
+	fset := token.NewFileSet()
+	for _, name := range pkg.IgnoredGoFiles {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ImportsOnly)
+		if err != nil {
+			continue
+		}
+		for _, is := range f.Imports {
+			if p, err := strconv.Unquote(is.Path.Value); err == nil {
+				imps = append(imps, p)
+			}
+		}
+	}
+	return imps
+}
+
+// modulePath is the module path go.mod in dir declares.
+func modulePath(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`), nil
+		}
+	}
+	return "", fmt.Errorf("no module line in %s", filepath.Join(dir, "go.mod"))
 }
