@@ -144,3 +144,33 @@ func (h *Handler) plan(w http.ResponseWriter, r *http.Request, e *entry, useRang
 	resp.transformed = outerEncoded
 	return resp, true
 }
+
+// keepOuter returns the value an outer handler set for key (a canonical
+// key), or sets the entry's own shared values and returns the first.
+func keepOuter(hdr http.Header, key string, own []string) string {
+	v, ok := hdr[key]
+	if !ok {
+		if own == nil {
+			return ""
+		}
+		hdr[key] = own
+		v = own
+	}
+	if len(v) == 0 {
+		return ""
+	}
+	return v[0]
+}
+
+// writeNotModified sends a 304 without representation metadata other than
+// the validators (RFC 9110 §15.4.5); Last-Modified goes when an ETag is there.
+func writeNotModified(w http.ResponseWriter) {
+	h := w.Header()
+	delete(h, "Content-Type")
+	delete(h, "Content-Length")
+	delete(h, "Content-Encoding")
+	if h.Get("Etag") != "" {
+		delete(h, "Last-Modified")
+	}
+	w.WriteHeader(http.StatusNotModified)
+}

@@ -2,7 +2,7 @@ package jaws
 
 // The content codings, as every layer names them: the store finds
 // precompressed siblings by their extensions, the content-coding layer
-// negotiates them (encoding.go, compress.go), the handler labels responses
+// negotiates them (negotiate.go, variants.go), the handler labels responses
 // with them (represent.go).
 
 // coding is a content coding jaws can serve (RFC 9110 §8.4.1); identity,

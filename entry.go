@@ -23,7 +23,7 @@ import (
 // never reads them. rep is the HTTP representation the handler makes of the
 // entry when it is built (represent.go: validators, Content-Type, header
 // values); vary is what the content-coding layer learns of a file's own
-// entry (compress.go: its siblings, whether it compresses). These are this
+// entry (variants.go: its siblings, whether it compresses). These are this
 // file's two references to files above it.
 type entry struct {
 	source.Ref             // the file: its name, metadata, version, tree; what confirms it
@@ -33,7 +33,7 @@ type entry struct {
 	sf         *sharedFile // for a file sent from disk: its descriptor, shared by zero-copy transfers
 	seekable   bool        // a file sent from its source can be read at an offset: ranges work
 	digest     bool        // sum came from a digest sibling, not from the bytes
-	// index: the entry of a compressed-only file (codedonly.go), which has
+	// index: the entry of a compressed-only file (compressedonly.go), which has
 	// no bytes of its own: its variants serve it, the identity included.
 	// Its file is its primary sibling's.
 	index bool
@@ -50,7 +50,7 @@ type entry struct {
 	hashing sync.Mutex                        // held while the bytes are read for sum
 
 	rep  representation // the handler's (represent.go)
-	vary variantState   // the content codings' (compress.go)
+	vary variantState   // the content codings' (variants.go)
 }
 
 // newEntry builds the entry for the open regular file f, and returns the

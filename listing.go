@@ -2,11 +2,16 @@ package jaws
 
 import (
 	"bytes"
+	"io/fs"
+	"net/http"
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 )
+
+// Directory listings (Options.DirectoryListing).
 
 var htmlReplacer = strings.NewReplacer(
 	"&", "&amp;",
@@ -38,4 +43,42 @@ func dirListing(entries []os.DirEntry, showHidden bool) []byte {
 	}
 	b.WriteString("</pre>\n")
 	return b.Bytes()
+}
+
+// serveDir answers for a directory without an index page.
+func (h *Handler) serveDir(w http.ResponseWriter, r *http.Request, dir fs.File) {
+	info, err := dir.Stat()
+	if err != nil {
+		h.fail(w, err)
+		return
+	}
+	modtime := info.ModTime()
+	if checkIfModifiedSince(r.Header, modtime) == condFalse {
+		writeNotModified(w)
+		return
+	}
+	rd, ok := dir.(fs.ReadDirFile)
+	if !ok {
+		h.notFound(w, r, nil)
+		return
+	}
+	entries, err := rd.ReadDir(-1)
+	if err != nil {
+		h.fail(w, err)
+		return
+	}
+	if !isZeroTime(modtime) {
+		w.Header().Set("Last-Modified", modtime.UTC().Format(http.TimeFormat))
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	body := dirListing(entries, h.opts.ServeDotFiles)
+	// A HEAD gets GET's length too (RFC 9110 §9.3.2), which net/http can
+	// only guess from a body written. An outer handler that set
+	// Content-Encoding transforms the body, so its length is not this one.
+	if _, encoded := w.Header()["Content-Encoding"]; !encoded {
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
 }

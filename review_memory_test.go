@@ -19,7 +19,7 @@ import (
 // and in laneConns after. net/http buffers 4 KiB per connection. A client
 // that pipelines a burst of small requests, reads the answers and then
 // keeps its connection idle costs the server about ten times the memory
-// net/http's costs: 200 such connections here, live heap compared. Not
+// net/http's costs: 200 such connections here, live heap measured. Not
 // parallel: it measures the heap.
 func TestReviewIdleConnMemory(t *testing.T) {
 	site := testsite.New(t).File("a.txt", []byte(strings.Repeat("x", 300)))
@@ -64,7 +64,11 @@ func TestReviewIdleConnMemory(t *testing.T) {
 	refBytes := measure(p.ref.Listener.Addr().String())
 	laneBytes := measure(p.lane.Listener.Addr().String())
 	t.Logf("200 idle connections after a burst: lane side %d KiB, net/http %d KiB", laneBytes>>10, refBytes>>10)
-	if laneBytes > 3*refBytes {
-		t.Errorf("the lane side holds %d KiB for 200 idle connections, net/http %d KiB", laneBytes>>10, refBytes>>10)
+	// net/http holds about 10 KiB per connection here. The bound is an
+	// absolute one: heap freed by earlier tests' cleanups while the
+	// reference is measured can make that figure small. A queue kept at
+	// 64 KiB per connection would be four times the bound.
+	if perConn := laneBytes / 200; perConn > 24<<10 {
+		t.Errorf("the lane side holds %d KiB for 200 idle connections (%d bytes each), net/http %d KiB", laneBytes>>10, perConn, refBytes>>10)
 	}
 }

@@ -48,31 +48,21 @@ func recordedSize(c coding, b []byte) (size, mask uint64, ok bool) {
 func decodesTo(c coding, src io.Reader, want []byte, whole bool, n *siblingCount) (stale, err error) {
 	in := &boundedReader{r: src, left: int64(len(want)) + siblingSlack}
 	defer func() { n.read += in.read }()
-	var dec io.Reader
+	var r io.Reader = in
 	var br *bufio.Reader
-	switch c {
-	case brotliCoding:
-		dec = brotli.NewReader(in)
-	case zstdCoding:
-		d, err := zstd.NewReader(in, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdWindow),
-			zstd.WithDecoderLowmem(true))
-		if err != nil {
-			return in.verdict(err)
-		}
-		defer d.Close()
-		dec = d
-	case gzipCoding:
+	if c == gzipCoding {
 		// Read through a ByteReader, gzip takes no byte past its member:
 		// what follows it is then still in br.
 		br = bufio.NewReaderSize(in, 4<<10)
-		z, err := gzip.NewReader(br)
-		if err != nil {
-			return in.verdict(err)
-		}
+		r = br
+	}
+	dec, done, err := newDecoder(c, r)
+	if err != nil {
+		return in.verdict(err)
+	}
+	defer done()
+	if z, ok := dec.(*gzip.Reader); ok {
 		z.Multistream(false)
-		dec = z
-	default:
-		return fmt.Errorf("no decoder for %v", c), nil
 	}
 	limit := len(want)
 	if whole {
@@ -194,4 +184,26 @@ func (s seekReaderAt) ReadAt(p []byte, off int64) (int, error) {
 		err = io.EOF
 	}
 	return n, err
+}
+
+// newDecoder returns a reader of src decoded from c, and what releases it.
+func newDecoder(c coding, src io.Reader) (io.Reader, func(), error) {
+	switch c {
+	case brotliCoding:
+		return brotli.NewReader(src), func() {}, nil
+	case zstdCoding:
+		d, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdWindow),
+			zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return nil, nil, err
+		}
+		return d, d.Close, nil
+	case gzipCoding:
+		z, err := gzip.NewReader(src)
+		if err != nil {
+			return nil, nil, err
+		}
+		return z, func() { z.Close() }, nil
+	}
+	return nil, nil, fmt.Errorf("jaws: no decoder for %v", c)
 }

@@ -256,7 +256,7 @@ func (s *store) build(key, file string, dirIndex bool, f fs.File, info fs.FileIn
 }
 
 // buildIndex makes, with make, the entry of a file whose bytes are not its
-// own (a compressed-only file's index, codedonly.go), from file, the file
+// own (a compressed-only file's index, compressedonly.go), from file, the file
 // it stands on, which make is handed open, and caches it under key.
 func (s *store) buildIndex(key, file string, make func(fs.File, fs.FileInfo) (*entry, error)) (target, error) {
 	f, info, at, err := s.src.Open(file)

@@ -231,7 +231,7 @@ func underStrace(t *testing.T, test, env, dir, calls string) []string {
 
 // TestStraceMissLooksForNoLinks: a request for a name that is not there
 // costs its failed open, a stat of each sibling that could hold it
-// compressed (a compressed-only file, codedonly.go), and no look for
+// compressed (a compressed-only file, compressedonly.go), and no look for
 // symbolic links on its path, which only a name that was found needs
 // (internal/source's watcher.cover).
 func TestStraceMissLooksForNoLinks(t *testing.T) {

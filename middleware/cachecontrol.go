@@ -78,6 +78,11 @@ func DefaultCacheRules() []CacheRule {
 // Put CacheControl in front of the static routes only:
 //
 //	r.With(middleware.CacheControl()).Mount("/assets", middleware.Mount("/assets", h))
+//
+// jaws reads the policy: a day or more of max-age on a versioned name lets
+// it use compression dictionaries. "The response header contract" in the
+// repository's
+// CONTRIBUTING.md says which later step reads which field.
 func CacheControl(rules ...CacheRule) func(next http.Handler) http.Handler {
 	if len(rules) == 0 {
 		rules = DefaultCacheRules()

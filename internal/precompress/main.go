@@ -331,7 +331,7 @@ func encodeGzip(data []byte) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
-// compressibleType is the root package's (encoding.go): whether a
+// compressibleType is the root package's (negotiate.go): whether a
 // Content-Type names content that compresses well. Keep the two alike.
 func compressibleType(ctype string) bool {
 	t, _, _ := strings.Cut(ctype, ";")

@@ -42,7 +42,7 @@ import (
 //
 // Spellings that can never be stored on Windows (a trailing dot or space,
 // a ':') are refused by package jaws before anything is opened there
-// (unstorableOnWindows, resolve.go); the check here refuses them too.
+// (unstorableOnWindows, urlpath.go); the check here refuses them too.
 
 // asStored returns the check of name, which dirSource.OpenIn applies to
 // what it opened: t.root.asStored(name).check(statServable(f)).

@@ -1,14 +1,13 @@
 package jaws
 
 import (
-	"errors"
-	"io/fs"
-	"os"
 	"path"
 	"runtime"
 	"strings"
-	"syscall"
 )
+
+// A URL path to a name under the root, and the redirects that make a path
+// canonical.
 
 // cleanName turns a URL path into a name relative to the root, or reports that
 // no file may answer it. The path is already percent-decoded by net/http, so
@@ -104,34 +103,6 @@ func redirectFor(urlPath string, isDir bool) string {
 // http.FileServer redirects to its directory ("./").
 func isIndexRequest(urlPath string) bool {
 	return strings.HasSuffix(urlPath, "/"+indexPage) || urlPath == indexPage
-}
-
-// errHook is an application's hook that panicked while an entry was built
-// (Options.Header): the program's fault, a 500, logged.
-var errHook = errors.New("panic in Options.Header")
-
-// errorStatus maps a resolution error to a status and a body that reveals
-// nothing about the file system. Escapes from the root, loops, bad names and
-// special files all look like absent files: each is "nothing to serve here".
-// Running out of descriptors (EMFILE for the process, ENFILE for the system)
-// is a passing overload, not a fault: 503, which the handler sends with
-// Retry-After, so clients back off while cache hits, which open nothing,
-// go on being served.
-func errorStatus(err error) int {
-	switch {
-	case errors.Is(err, fs.ErrPermission):
-		return 403
-	case errors.Is(err, os.ErrClosed), errors.Is(err, errChanged),
-		errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
-		return 503
-	case errors.Is(err, syscall.EIO), errors.Is(err, syscall.ENOMEM), errors.Is(err, errCorrupt), errors.Is(err, errHook):
-		return 500
-	case errors.Is(err, errSpillFull):
-		return 503
-	case notAcceptable(err):
-		return 406
-	}
-	return 404
 }
 
 // unstorableOnWindows reports whether the cleaned path p has an element

@@ -1,15 +1,21 @@
 package jaws
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
+	"io"
 	"log"
 	"net/http"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 
+	"github.com/andybalholm/brotli"
 	"github.com/jaws-go/jaws/internal/httprule"
+	"github.com/klauspost/compress/zstd"
 )
 
 // variants is the content-coding layer, above the store: it describes new
@@ -23,7 +29,7 @@ type variants struct {
 	// fields are Options.Header's fields for a compressed-only file's
 	// name; nil without the hook.
 	fields                func(name string) ([]headerField, error)
-	spills                spills // their identities too large for memory (codedonly.go)
+	spills                spills // their identities too large for memory (compressedonly.go)
 	cfg                   Compression
 	codings               []coding  // cfg.Encodings, in the server's order
 	set                   codingSet // the same as a set
@@ -52,7 +58,7 @@ type variantState struct {
 	checks         atomic.Pointer[siblingChecks] // its siblings' bytes, checked against its own (siblingcheck.go)
 	vstart, vend   int32                         // file[vstart:vend] is the version in a versioned name (dictionary.go)
 	dict           atomic.Pointer[dictState]     // what its dictionaries learnt, made when first needed (dictionary.go)
-	only           *onlyState                    // a compressed-only file's (codedonly.go); nil for a file's own entry
+	only           *onlyState                    // a compressed-only file's (compressedonly.go); nil for a file's own entry
 }
 
 // cost is what the state keeps alive, for the cache's accounting.
@@ -274,3 +280,68 @@ func addVaryTokens(hdr http.Header, own []string) {
 		hdr["Vary"] = []string{b.String()}
 	}
 }
+
+// encoder compresses whole files, each coding at the configured level.
+type encoder struct {
+	level     CompressionLevel
+	zstdLevel zstd.EncoderLevel
+	zstd      func() (*zstd.Encoder, error)
+	slots     chan struct{} // compressions allowed at once
+}
+
+func newEncoder(level CompressionLevel, slots int) *encoder {
+	zl := map[CompressionLevel]zstd.EncoderLevel{
+		LevelDefault: zstd.SpeedBetterCompression,
+		LevelFastest: zstd.SpeedFastest,
+		LevelBest:    zstd.SpeedBestCompression,
+	}[level]
+	return &encoder{
+		level:     level,
+		zstdLevel: zl,
+		// One zstd encoder, made when first needed: its EncodeAll is safe
+		// for concurrent use, and its tables are large.
+		zstd: sync.OnceValues(func() (*zstd.Encoder, error) {
+			return zstd.NewWriter(nil, zstd.WithEncoderLevel(zl), zstd.WithEncoderConcurrency(1),
+				zstd.WithWindowSize(zstdWindow))
+		}),
+		slots: make(chan struct{}, slots),
+	}
+}
+
+// compress returns src encoded with c.
+func (enc *encoder) compress(c coding, src []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(len(src) / 2)
+	var w io.WriteCloser
+	switch c {
+	case brotliCoding:
+		w = brotli.NewWriterLevel(&buf, [...]int{6, 1, 11}[enc.level])
+	case gzipCoding:
+		var err error
+		if w, err = gzip.NewWriterLevel(&buf, [...]int{9, 1, 9}[enc.level]); err != nil {
+			return nil, err
+		}
+	case zstdCoding:
+		z, err := enc.zstd()
+		if err != nil {
+			return nil, err
+		}
+		return z.EncodeAll(src, make([]byte, 0, len(src)/2)), nil
+	default:
+		return nil, errors.New("jaws: no encoder for " + c.String())
+	}
+	if _, err := w.Write(src); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// worthIt reports whether n compressed bytes save enough on size bytes to
+// be worth a variant: at least 10%.
+func worthIt(n, size int64) bool { return n <= size-size/10 }
+
+// errNotWorth is a compression that saved less than worthIt asks.
+var errNotWorth = errors.New("jaws: compression saves too little")

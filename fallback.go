@@ -4,13 +4,20 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"net/http"
 )
 
-// Where the bytes of a body come from, on every path: the memory path
-// writes an entry's body (cache.go), the fallback a descriptor of the
-// request's own (fileBody) or the shared one (sectionSource), and the
-// zero-copy path what its OS call leaves from the shared one
-// (sectionSource).
+// The fallback is the portable path. It writes a body through the
+// ResponseWriter, where net/http's ReadFrom still uses sendfile for a whole
+// file. It runs wherever zero-copy cannot: TLS, HTTP/2, HEAD, writers that
+// wrap net/http's, systems without a sendFile.
+//
+// Where a body's bytes come from, on every path:
+//   - the memory path writes the entry's body;
+//   - the fallback reads a descriptor of the request's own (fileBody) or
+//     the shared one (sectionSource);
+//   - the zero-copy path writes what its OS call leaves from the shared
+//     one (sectionSource).
 
 // bodySource is where the bytes of a span come from: the entry's body in
 // memory, or the open file.
@@ -102,3 +109,54 @@ func readFrom(w io.Writer, r io.Reader) (int64, error) {
 // writerOnly hides a writer's ReadFrom from io.Copy, which would call it
 // back.
 type writerOnly struct{ io.Writer }
+
+// finishFile is finish for a body from f: a function of its own, so that
+// a hit's frames hold no deferred call.
+func (s *mover) finishFile(w http.ResponseWriter, f fs.File, part span) {
+	defer f.Close()
+	n, err := fileBody(f).writeSpan(w, part)
+	abortShort(err) // not counted, as writeResponse counts none it aborts
+	pc, _ := s.pathOf(w, &s.fallback, "")
+	pc.add(n)
+}
+
+// testHookSharedFallback, when set by a test, sees every response sent by
+// the fallback from a descriptor chosen for zero-copy.
+var testHookSharedFallback func(*mover)
+
+// writeResponse writes the status and, unless the request is HEAD, the body
+// from src, and returns the body bytes written.
+func writeResponse(w http.ResponseWriter, r *http.Request, src bodySource, resp *response) int64 {
+	w.WriteHeader(resp.status)
+	if r.Method == http.MethodHead {
+		return 0
+	}
+	n, err := writeBody(w, src, resp)
+	abortShort(err)
+	return n
+}
+
+// abortShort ends the response when the file shrank after its size was
+// announced. Padding would send bytes that are not the file's; aborting
+// lets the client see a truncated response instead of a wrong one.
+func abortShort(err error) {
+	if errors.Is(err, errShortFile) {
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// writeBody writes the planned body, part headers and all, from src to w.
+func writeBody(w io.Writer, src bodySource, resp *response) (int64, error) {
+	if resp.mp == nil {
+		return src.writeSpan(w, resp.part)
+	}
+	segs, tail := segments(nil, resp)
+	return writeSegments(w, src, segs, tail)
+}
+
+// writeSpan sends s from the body in memory; entry is the memory path's
+// bodySource.
+func (e *entry) writeSpan(w io.Writer, s span) (int64, error) {
+	n, err := w.Write(e.body[s.off:s.end()])
+	return int64(n), err
+}

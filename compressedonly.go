@@ -2,20 +2,15 @@ package jaws
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
-	"os"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/jaws-go/jaws/internal/source"
@@ -303,134 +298,8 @@ func decodePrefix(c coding, src io.Reader, n int) (prefix []byte, whole bool, er
 	return b, true, nil
 }
 
-// newDecoder returns a reader of src decoded from c, and what releases it.
-func newDecoder(c coding, src io.Reader) (io.Reader, func(), error) {
-	switch c {
-	case brotliCoding:
-		return brotli.NewReader(src), func() {}, nil
-	case zstdCoding:
-		d, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdWindow),
-			zstd.WithDecoderLowmem(true))
-		if err != nil {
-			return nil, nil, err
-		}
-		return d, d.Close, nil
-	case gzipCoding:
-		z, err := gzip.NewReader(src)
-		if err != nil {
-			return nil, nil, err
-		}
-		return z, func() { z.Close() }, nil
-	}
-	return nil, nil, fmt.Errorf("jaws: no decoder for %v", c)
-}
-
-// spills is where identities too large for memory are decoded to: files in
-// Compression.SpillDir, with no name (nothing is left behind, even after a
-// crash), within SpillMaxBytes of disk in all.
-type spills struct {
-	dir  string
-	max  int64 // bytes; negative: none
-	used atomic.Int64
-}
-
-// errSpillFull is an identity that would take the spill files past their
-// budget: 503, until files leave the cache.
-var errSpillFull = errors.New("jaws: the spill files' budget (Compression.SpillMaxBytes) is used")
-
 // errCorrupt is a primary sibling that does not decode: 500.
 var errCorrupt = errors.New("jaws: a compressed-only file does not decode")
-
-// write writes head, then the rest of r, up to limit bytes in all, to a
-// new spill file, and returns the identity entry of e it holds.
-func (sp *spills) write(ctx context.Context, e *entry, head []byte, r io.Reader, limit int64, sum hash.Hash) (*entry, error) {
-	if sp.max < 0 {
-		return nil, &decodeRefused{int64(len(head)) - 1}
-	}
-	f, err := createSpill(sp.dir)
-	if err != nil {
-		return nil, err
-	}
-	ok := false
-	reserved := int64(0)
-	defer func() {
-		if !ok {
-			f.Close()
-			sp.used.Add(-reserved)
-		}
-	}()
-	w := &budgetWriter{f: f, sp: sp, reserved: &reserved, sum: sum}
-	if _, err := w.Write(head); err != nil {
-		return nil, err
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		n, err := io.CopyN(w, r, 1<<20)
-		if w.n > limit {
-			return nil, &decodeRefused{limit}
-		}
-		if err == io.EOF || err == nil && n == 0 {
-			break
-		}
-		if err != nil {
-			if errors.Is(err, errSpillFull) {
-				return nil, err
-			}
-			return nil, decodeError(err)
-		}
-	}
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	// The version is the spill file's own, which its descriptor is checked
-	// against; only Last-Modified is the sibling's.
-	info := spillInfo{st, e.Info.ModTime()}
-	ve := &entry{Ref: source.Ref{File: e.File, Info: info, Ver: source.VersionOf(st), Tree: e.Tree, ReadAt: e.ReadAt},
-		coding: identity, seekable: true, spilled: true}
-	ve.sf = newSharedFile(f)
-	ve.sf.release() // the one newSharedFile gives the request: requests take their own (acquireShared)
-	size := reserved
-	ve.sf.done = func() { sp.used.Add(-size) }
-	var s [sha256.Size]byte
-	sum.Sum(s[:0])
-	ve.sum.Store(&s)
-	representVariant(ve, e)
-	ok = true
-	return ve, nil
-}
-
-// spillInfo is a spill file's metadata, but for its modification time: the
-// sibling's it was decoded from (Last-Modified), none for an embedded one.
-type spillInfo struct {
-	fs.FileInfo
-	mod time.Time
-}
-
-func (s spillInfo) ModTime() time.Time { return s.mod }
-
-// budgetWriter writes to a spill file, taking its bytes from the budget.
-type budgetWriter struct {
-	f        *os.File
-	sp       *spills
-	reserved *int64
-	sum      hash.Hash
-	n        int64
-}
-
-func (w *budgetWriter) Write(p []byte) (int, error) {
-	if w.sp.used.Add(int64(len(p))) > w.sp.max {
-		w.sp.used.Add(-int64(len(p)))
-		return 0, errSpillFull
-	}
-	*w.reserved += int64(len(p))
-	w.sum.Write(p)
-	n, err := w.f.Write(p)
-	w.n += int64(n)
-	return n, err
-}
 
 // releaseSpill lets go of the index's spill file, when the index leaves
 // the cache: the file goes once the transfers reading it end.
