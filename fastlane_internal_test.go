@@ -2,13 +2,9 @@ package jaws
 
 import (
 	"context"
-	"io"
-	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -77,34 +73,11 @@ type laneFuzzSite struct {
 }
 
 func newLaneFuzzSite(tb testing.TB) *laneFuzzSite {
-	root := tempDir(tb)
-	must(tb, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
-	for name, n := range map[string]int{"small.txt": 100, "mid.bin": 3000, "big.bin": 70001, "sub/index.html": 57, ".env": 10} {
-		must(tb, os.WriteFile(filepath.Join(root, filepath.FromSlash(name)), randomBytes(n), 0o644))
-	}
-	quiet := log.New(io.Discard, "", 0)
-	s := &laneFuzzSite{}
-	for _, lane := range []bool{false, true} {
-		h, err := New(root, Options{CacheMaxFileSize: 1024, ZeroCopyMinSize: 4096, SendTimeout: time.Second, ErrorLog: quiet})
-		must(tb, err)
-		srv := httptest.NewUnstartedServer(h)
-		srv.Config.ErrorLog = quiet
-		if lane {
-			srv.Listener = h.FastLane(srv.Listener, srv.Config, "/")
-		}
-		srv.Start()
-		tb.Cleanup(func() {
-			srv.Close()
-			h.Close()
-		})
-		if lane {
-			s.lane = srv
-			for _, target := range []string{"/small.txt", "/mid.bin", "/big.bin", "/sub/"} {
-				conversation.Run(srv.Listener.Addr().String(), []step{{Send: "GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", Read: 1}})
-			}
-		} else {
-			s.ref = srv
-		}
+	root := fuzzRoot(tb)
+	opts := Options{CacheMaxFileSize: 1024, ZeroCopyMinSize: 4096, SendTimeout: time.Second}
+	s := &laneFuzzSite{ref: fuzzServer(tb, root, opts, false), lane: fuzzServer(tb, root, opts, true)}
+	for _, target := range []string{"/small.txt", "/mid.bin", "/big.bin", "/sub/"} {
+		conversation.Run(s.lane.Listener.Addr().String(), []step{{Send: "GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", Read: 1}})
 	}
 	return s
 }

@@ -486,29 +486,44 @@ type handbackSite struct {
 }
 
 func newHandbackSite(tb testing.TB) *handbackSite {
+	root := fuzzRoot(tb)
+	opts := Options{CacheMaxFileSize: 1024, ZeroCopyMinSize: 4096, SendTimeout: time.Second}
+	opts.Transfer = TransferFallback
+	s := &handbackSite{ref: fuzzServer(tb, root, opts, false)}
+	opts.Transfer = TransferZeroCopy
+	s.zc = fuzzServer(tb, root, opts, false)
+	return s
+}
+
+// fuzzRoot writes the tree the fuzzers of the hand-back and of the fast lane
+// serve: files on each path, an index page, a hidden file.
+func fuzzRoot(tb testing.TB) string {
 	root := tempDir(tb)
 	must(tb, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
 	for name, n := range map[string]int{"small.txt": 100, "mid.bin": 3000, "big.bin": 70001, "sub/index.html": 57, ".env": 10} {
 		must(tb, os.WriteFile(filepath.Join(root, filepath.FromSlash(name)), randomBytes(n), 0o644))
 	}
+	return root
+}
+
+// fuzzServer serves root with jaws under opts, through its fast lane if
+// lane, with both logs quiet; closed when tb ends.
+func fuzzServer(tb testing.TB, root string, opts Options, lane bool) *httptest.Server {
 	quiet := log.New(io.Discard, "", 0)
-	s := &handbackSite{}
-	for _, p := range []struct {
-		srv      **httptest.Server
-		transfer Transfer
-	}{{&s.ref, TransferFallback}, {&s.zc, TransferZeroCopy}} {
-		h, err := New(root, Options{Transfer: p.transfer, CacheMaxFileSize: 1024, ZeroCopyMinSize: 4096, SendTimeout: time.Second, ErrorLog: quiet})
-		must(tb, err)
-		srv := httptest.NewUnstartedServer(h)
-		srv.Config.ErrorLog = quiet
-		srv.Start()
-		*p.srv = srv
-		tb.Cleanup(func() {
-			srv.Close()
-			h.Close()
-		})
+	opts.ErrorLog = quiet
+	h, err := New(root, opts)
+	must(tb, err)
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ErrorLog = quiet
+	if lane {
+		srv.Listener = h.FastLane(srv.Listener, srv.Config, "/")
 	}
-	return s
+	srv.Start()
+	tb.Cleanup(func() {
+		srv.Close()
+		h.Close()
+	})
+	return srv
 }
 
 // FuzzHandback plays raw request bytes after a request answered zero-copy,

@@ -122,23 +122,3 @@ func weighCodings(values []string) (q [numCodings]int, star int) {
 	}
 	return q, star
 }
-
-// compressibleType reports whether a Content-Type names content that
-// compresses well: text, scripts, styles, JSON, XML, SVG, WebAssembly and
-// uncompressed fonts. Images, audio, video and archives are compressed
-// already.
-func compressibleType(ctype string) bool {
-	t, _, _ := strings.Cut(ctype, ";")
-	t = strings.ToLower(strings.TrimSpace(t))
-	if strings.HasPrefix(t, "text/") || strings.HasSuffix(t, "+json") || strings.HasSuffix(t, "+xml") {
-		return true
-	}
-	switch t {
-	case "application/javascript", "application/x-javascript", "application/ecmascript",
-		"application/json", "application/xml", "application/wasm",
-		"image/svg+xml", "image/x-icon", "image/vnd.microsoft.icon", "image/bmp",
-		"font/ttf", "font/otf", "application/vnd.ms-fontobject":
-		return true
-	}
-	return false
-}

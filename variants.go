@@ -15,6 +15,7 @@ import (
 
 	"github.com/andybalholm/brotli"
 	"github.com/jaws-go/jaws/internal/httprule"
+	"github.com/jaws-go/jaws/internal/webtypes"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -92,7 +93,7 @@ func (v *variants) describe(e *entry, name string) {
 	}
 	size := e.Info.Size()
 	vs.compressible = !v.cfg.DisableCompression && v.set != 0 && v.store.holds(size) &&
-		size >= v.cfg.MinSize && size <= v.cfg.MaxSize && compressibleType(e.rep.ctype())
+		size >= v.cfg.MinSize && size <= v.cfg.MaxSize && webtypes.Compressible(e.rep.ctype())
 	if vs.siblings != 0 || vs.compressible {
 		for _, c := range v.codings {
 			vs.keys[c] = name + "\x00" + codingNames[c]

@@ -175,7 +175,7 @@ func Compress(src fs.FS, cs []coding) (map[string][]byte, []Shipped, error) {
 // compressed returns the siblings cs data is shipped as, by suffix, or nil
 // if the rule keeps it as it is.
 func compressed(name string, data []byte, cs []coding) (map[string][]byte, error) {
-	if !compressibleType(webtypes.ByExtension(strings.ToLower(path.Ext(name)))) {
+	if !webtypes.Compressible(webtypes.ByExtension(strings.ToLower(path.Ext(name)))) {
 		return nil, nil
 	}
 	br, err := encodeBrotli(data) // the rule's measure, whatever cs holds
@@ -329,22 +329,4 @@ func encodeGzip(data []byte) ([]byte, error) {
 	}
 	err = w.Close()
 	return buf.Bytes(), err
-}
-
-// compressibleType is the root package's (negotiate.go): whether a
-// Content-Type names content that compresses well. Keep the two alike.
-func compressibleType(ctype string) bool {
-	t, _, _ := strings.Cut(ctype, ";")
-	t = strings.ToLower(strings.TrimSpace(t))
-	if strings.HasPrefix(t, "text/") || strings.HasSuffix(t, "+json") || strings.HasSuffix(t, "+xml") {
-		return true
-	}
-	switch t {
-	case "application/javascript", "application/x-javascript", "application/ecmascript",
-		"application/json", "application/xml", "application/wasm",
-		"image/svg+xml", "image/x-icon", "image/vnd.microsoft.icon", "image/bmp",
-		"font/ttf", "font/otf", "application/vnd.ms-fontobject":
-		return true
-	}
-	return false
 }

@@ -3,8 +3,6 @@ package source
 import (
 	"os"
 	"runtime"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,21 +11,9 @@ import (
 
 // looks counts, per source, how often it looked for what its root names
 // (testHookCurrent).
-var looks sync.Map // *dirSource -> *atomic.Int64
+var looks counts[*dirSource]
 
-func init() {
-	testHookCurrent = func(d *dirSource) {
-		c, _ := looks.LoadOrStore(d, new(atomic.Int64))
-		c.(*atomic.Int64).Add(1)
-	}
-}
-
-func lookCount(d *dirSource) int64 {
-	if c, ok := looks.Load(d); ok {
-		return c.(*atomic.Int64).Load()
-	}
-	return 0
-}
+func init() { testHookCurrent = looks.add }
 
 // TestLooks: Open and Fresh each look once for what the root path names
 // (one epoll_wait with events, a stat of the path without), and OpenIn in
@@ -42,9 +28,9 @@ func TestLooks(t *testing.T) {
 		clock := func() int64 { return now }
 		looked := func(what string, want int64, do func()) {
 			t.Helper()
-			before := lookCount(d)
+			before := looks.get(d)
 			do()
-			if n := lookCount(d) - before; n != want {
+			if n := looks.get(d) - before; n != want {
 				t.Errorf("events %v: %s looked %d times, want %d", events, what, n, want)
 			}
 		}

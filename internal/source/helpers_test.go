@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -63,4 +65,19 @@ func content(tb testing.TB, s Source, name string) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(f)
+}
+
+// counts counts events by key, from any goroutine: what a test hook saw.
+type counts[K comparable] struct{ m sync.Map }
+
+func (c *counts[K]) add(k K) {
+	v, _ := c.m.LoadOrStore(k, new(atomic.Int64))
+	v.(*atomic.Int64).Add(1)
+}
+
+func (c *counts[K]) get(k K) int64 {
+	if v, ok := c.m.Load(k); ok {
+		return v.(*atomic.Int64).Load()
+	}
+	return 0
 }

@@ -5,8 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -15,21 +13,9 @@ import (
 
 // follows counts, per name, the names followLinks resolves
 // (testHookFollowLinks).
-var follows sync.Map // name -> *atomic.Int64
+var follows counts[string]
 
-func init() {
-	testHookFollowLinks = func(name string) {
-		c, _ := follows.LoadOrStore(name, new(atomic.Int64))
-		c.(*atomic.Int64).Add(1)
-	}
-}
-
-func followCount(name string) int64 {
-	if c, ok := follows.Load(name); ok {
-		return c.(*atomic.Int64).Load()
-	}
-	return 0
-}
+func init() { testHookFollowLinks = follows.add }
 
 // followLinks rewrites a name with absolute links inside the root into one
 // relative to it, and refuses everything that leaves the root.
@@ -147,7 +133,7 @@ func TestFollowLinksOnlyOnEscape(t *testing.T) {
 	s := testsite.New(t)
 	real, err := filepath.EvalSymlinks(s.Root)
 	must(t, err)
-	const base = "onlyonescape" // names no other test follows (followCount)
+	const base = "onlyonescape" // names no other test follows (follows)
 	s.File(base+"/v2.txt", []byte("v2"))
 	s.Symlink(base+"/rel.txt", "v2.txt")
 	s.Symlink(base+"/loop", "loop")
@@ -174,7 +160,7 @@ func TestFollowLinksOnlyOnEscape(t *testing.T) {
 		if (err == nil) != tt.found {
 			t.Errorf("Open(%s): %v, want found %v", tt.name, err, tt.found)
 		}
-		if n := followCount(tt.name); n != tt.follow {
+		if n := follows.get(tt.name); n != tt.follow {
 			t.Errorf("Open(%s): followLinks ran %d times, want %d", tt.name, n, tt.follow)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -14,21 +13,9 @@ import (
 )
 
 // confirmStats counts, per file, the refs confirmed by a system call.
-var confirmStats sync.Map // file -> *atomic.Int64
+var confirmStats counts[string]
 
-func init() {
-	testHookConfirmStat = func(file string) {
-		c, _ := confirmStats.LoadOrStore(file, new(atomic.Int64))
-		c.(*atomic.Int64).Add(1)
-	}
-}
-
-func statCount(file string) int64 {
-	if c, ok := confirmStats.Load(file); ok {
-		return c.(*atomic.Int64).Load()
-	}
-	return 0
-}
+func init() { testHookConfirmStat = confirmStats.add }
 
 // eventsSite is a directory with a small file, a large one and an index
 // page, under names no other test uses, its source, with events, and a
@@ -68,7 +55,7 @@ func TestEventsHitsMakeNoSystemCall(t *testing.T) {
 	undisturbed(t, d.watch, clock, warm, func() (check func()) {
 		before := map[string]int64{}
 		for _, ref := range refs {
-			before[ref.File] = statCount(ref.File)
+			before[ref.File] = confirmStats.get(ref.File)
 		}
 		for range 100 {
 			for _, ref := range refs {
@@ -79,7 +66,7 @@ func TestEventsHitsMakeNoSystemCall(t *testing.T) {
 		}
 		return func() {
 			for _, ref := range refs {
-				if n := statCount(ref.File) - before[ref.File]; n != 0 {
+				if n := confirmStats.get(ref.File) - before[ref.File]; n != 0 {
 					t.Errorf("%s: %d refs confirmed by a system call, want none", ref.File, n)
 				}
 			}
@@ -196,13 +183,13 @@ func TestEventsFallBackToStat(t *testing.T) {
 		clock := func() int64 { return now } // stopped: no token taken anew
 		ref := find(t, d, name, now)
 		d.Fresh(ref, nil, clock)
-		before := statCount(name)
+		before := confirmStats.get(name)
 		for range 10 {
 			if !d.Fresh(ref, nil, clock) {
 				t.Fatalf("%s: not fresh", name)
 			}
 		}
-		return statCount(name) - before
+		return confirmStats.get(name) - before
 	}
 	t.Run("lost", func(t *testing.T) {
 		t.Parallel()
@@ -215,9 +202,9 @@ func TestEventsFallBackToStat(t *testing.T) {
 		w.mu.Lock()
 		w.lostLocked()
 		w.mu.Unlock()
-		before := statCount(p + "/small.txt")
+		before := confirmStats.get(p + "/small.txt")
 		d.Fresh(ref, nil, clock.Load)
-		if n := statCount(p+"/small.txt") - before; n != 1 {
+		if n := confirmStats.get(p+"/small.txt") - before; n != 1 {
 			t.Errorf("%d stats after events were lost, want 1", n)
 		}
 	})
@@ -270,12 +257,12 @@ func TestEventsBusyDirectory(t *testing.T) {
 	clock.Add(int64(rearmEvery))
 	d.Fresh(ref, nil, clock.Load) // takes a new token
 	undisturbed(t, d.watch, clock, func() { d.Fresh(ref, nil, clock.Load) }, func() func() {
-		before := statCount(file)
+		before := confirmStats.get(file)
 		for range 5 {
 			d.Fresh(ref, nil, clock.Load)
 		}
 		return func() {
-			if n := statCount(file) - before; n != 0 {
+			if n := confirmStats.get(file) - before; n != 0 {
 				t.Errorf("%d stats once the directory went quiet and the token was taken anew", n)
 			}
 		}
@@ -295,11 +282,11 @@ func TestEventsWatchLimit(t *testing.T) {
 	}
 	file := p + "/small.txt"
 	ref := find(t, d, file, clock.Load())
-	before := statCount(file)
+	before := confirmStats.get(file)
 	for range 5 {
 		d.Fresh(ref, nil, clock.Load)
 	}
-	if n := statCount(file) - before; n != 5 {
+	if n := confirmStats.get(file) - before; n != 5 {
 		t.Errorf("%d of 5 refs confirmed by stat with no watch to be had", n)
 	}
 	must(t, os.WriteFile(filepath.Join(dir, p, "small.txt"), []byte("small two"), 0o644))

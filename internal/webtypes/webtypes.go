@@ -9,6 +9,7 @@ package webtypes
 import (
 	"iter"
 	"maps"
+	"strings"
 )
 
 // ByExtension returns the Content-Type of ext, an extension in lower case
@@ -17,3 +18,23 @@ func ByExtension(ext string) string { return table[ext] }
 
 // All yields every extension of the table with its Content-Type.
 func All() iter.Seq2[string, string] { return maps.All(table) }
+
+// Compressible reports whether a Content-Type names content that
+// compresses well: text, scripts, styles, JSON, XML, SVG, WebAssembly and
+// uncompressed fonts. Images, audio, video and archives are compressed
+// already.
+func Compressible(ctype string) bool {
+	t, _, _ := strings.Cut(ctype, ";")
+	t = strings.ToLower(strings.TrimSpace(t))
+	if strings.HasPrefix(t, "text/") || strings.HasSuffix(t, "+json") || strings.HasSuffix(t, "+xml") {
+		return true
+	}
+	switch t {
+	case "application/javascript", "application/x-javascript", "application/ecmascript",
+		"application/json", "application/xml", "application/wasm",
+		"image/svg+xml", "image/x-icon", "image/vnd.microsoft.icon", "image/bmp",
+		"font/ttf", "font/otf", "application/vnd.ms-fontobject":
+		return true
+	}
+	return false
+}
