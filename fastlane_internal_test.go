@@ -72,6 +72,16 @@ type laneFuzzSite struct {
 	ref, lane *httptest.Server
 }
 
+// both plays steps on the lane and on net/http at once, and returns what
+// each conversation recorded.
+func (s *laneFuzzSite) both(steps []step) (lane, ref []string) {
+	var wg sync.WaitGroup
+	wg.Go(func() { ref = conversation.Run(s.ref.Listener.Addr().String(), steps) })
+	wg.Go(func() { lane = conversation.Run(s.lane.Listener.Addr().String(), steps) })
+	wg.Wait()
+	return lane, ref
+}
+
 func newLaneFuzzSite(tb testing.TB) *laneFuzzSite {
 	root := fuzzRoot(tb)
 	opts := Options{CacheMaxFileSize: 1024, ZeroCopyMinSize: 4096, SendTimeout: time.Second}
@@ -118,11 +128,7 @@ func FuzzFastLane(f *testing.F) {
 		if behind {
 			steps = []step{{Send: first, Read: 1}, {Send: string(raw), HalfClose: true, Drain: 2 * time.Second}}
 		}
-		var want, got []string
-		var wg sync.WaitGroup
-		wg.Go(func() { want = conversation.Run(s.ref.Listener.Addr().String(), steps) })
-		wg.Go(func() { got = conversation.Run(s.lane.Listener.Addr().String(), steps) })
-		wg.Wait()
+		got, want := s.both(steps)
 		if !slices.Equal(got, want) {
 			t.Fatalf("%q (behind a lane answer: %v)\nlane:\n\t%s\nnet/http:\n\t%s", raw, behind,
 				strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))

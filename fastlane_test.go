@@ -125,12 +125,8 @@ func newLaneSite(t *testing.T, opts jaws.Options) *laneSite {
 // response, whole, as the bytes read.
 func exchange(t *testing.T, srv *httptest.Server, raw string) []byte {
 	t.Helper()
-	c, err := net.Dial("tcp", srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := dialRawConn(t, srv)
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
 	if _, err := io.WriteString(c, raw); err != nil {
 		t.Fatal(err)
 	}
@@ -378,12 +374,8 @@ func TestFastLaneHandsOver(t *testing.T) {
 // one.
 func rawAnswer(t *testing.T, srv *httptest.Server, raw string) []byte {
 	t.Helper()
-	c, err := net.Dial("tcp", srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := dialRawConn(t, srv)
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
 	io.WriteString(c, raw)
 	c.(*net.TCPConn).CloseWrite()
 	b, _ := io.ReadAll(c)
@@ -436,12 +428,7 @@ func laneGet(t *testing.T, c *bufio.ReadWriter, target string, lines ...string) 
 // dialLane connects to srv, closed when the test ends.
 func dialLane(t *testing.T, srv *httptest.Server) (net.Conn, *bufio.ReadWriter) {
 	t.Helper()
-	c, err := net.Dial("tcp", srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.SetDeadline(time.Now().Add(20 * time.Second))
-	t.Cleanup(func() { c.Close() })
+	c := dialRawConn(t, srv)
 	return c, bufio.NewReadWriter(bufio.NewReader(c), bufio.NewWriter(c))
 }
 

@@ -3,11 +3,8 @@ package jaws
 import (
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/jaws-go/jaws/internal/conversation"
 )
 
 // TestReviewSmugglingProbes plays framing tricks against jaws behind
@@ -49,11 +46,7 @@ func TestReviewSmugglingProbes(t *testing.T) {
 			if behind {
 				steps = []step{{Send: first, Read: 1}, {Send: raw, HalfClose: true, Drain: 2 * time.Second}}
 			}
-			var want, got []string
-			var wg sync.WaitGroup
-			wg.Go(func() { want = conversation.Run(s.ref.Listener.Addr().String(), steps) })
-			wg.Go(func() { got = conversation.Run(s.lane.Listener.Addr().String(), steps) })
-			wg.Wait()
+			got, want := s.both(steps)
 			if !slices.Equal(got, want) {
 				t.Errorf("%q (behind a lane answer: %v)\nlane:\n\t%s\nnet/http:\n\t%s", raw, behind,
 					strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
