@@ -15,8 +15,8 @@ import (
 // page under the client route's target, or it would replay it for every
 // request of that target, whatever its Accept, and whatever the tree holds
 // later. The project's own example serves its site this way
-// (example/main.go: filesFirst(..., jawsmw.SPA(h, ...)) behind
-// h.FastLane(ln, srv, "/")).
+// (example/routes.go: filesFirst(..., jawsmw.SPA(h, ...)), behind
+// h.FastLane(ln, srv, "/") in example/main.go).
 
 func spaSite(t *testing.T) (*testsite.Site, *reviewPair) {
 	site := testsite.New(t).

@@ -39,14 +39,11 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"html/template"
 	"io"
 	"io/fs"
 	"log"
@@ -55,17 +52,10 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-	"github.com/go-chi/chi/v5/middleware"
-	"github.com/klauspost/compress/gzhttp"
-
 	"github.com/jaws-go/jaws"
-	"github.com/jaws-go/jaws/internal/sitefiles"
-	jawsmw "github.com/jaws-go/jaws/middleware"
 )
 
 const (
@@ -201,211 +191,6 @@ func newHandler(dir string, errorLog io.Writer, accessLog *slog.Logger) (*jaws.H
 	}
 	page.h = h
 	return h, fsys, nil
-}
-
-// newRouter builds the application: its API, the counters, and the site,
-// the files of fsys served by h at / as a single-page app. A non-nil
-// requestLog gets a line per request to the API and the counters (the
-// site's are h's, Options.AccessLog).
-func newRouter(h *jaws.Handler, fsys fs.FS, requestLog *log.Logger) (http.Handler, error) {
-	// The API's answers are made per request, so a streaming compressor
-	// suits them. gzhttp rather than chi's middleware.Compress: it leaves
-	// bodies under MinSize alone (/api/time is a few dozen bytes, and a
-	// compressed answer would be larger), offers zstd as well as gzip with
-	// proper q-value negotiation, and comes from klauspost/compress, which
-	// jaws already depends on.
-	gz, err := gzhttp.NewWrapper(gzhttp.MinSize(apiCompressMinSize))
-	if err != nil {
-		return nil, err
-	}
-	compressAPI := func(next http.Handler) http.Handler { return gz(next) }
-	r := chi.NewRouter()
-	r.Use(middleware.Recoverer)
-	r.NotFound(h.ServeHTTP)
-
-	// The application's routes, logged by chi's logger when asked to.
-	var app chi.Router = r
-	if requestLog != nil {
-		app = r.With(middleware.RequestLogger(&middleware.DefaultLogFormatter{Logger: requestLog, NoColor: true}))
-	}
-	app.Get("/debug/jaws", statsHandler(h))
-	app.Route("/api", func(r chi.Router) {
-		r.Use(middleware.SetHeader("Cache-Control", "no-store"), compressAPI)
-		r.Get("/time", timeHandler)
-		r.Get("/files", filesHandler(fsys))
-		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such API route"})
-		})
-	})
-
-	// The site, at / only, as a bundler lays it out: /assets/NAME is the
-	// file assets/NAME. Files first, in front of chi, so a file costs one
-	// lookup and nothing of the router (chi copies each request it routes
-	// into a context of its own); what the site has no file for goes on
-	// to chi's routes. Cache policy, then jaws, with nothing in between
-	// that touches the body. jaws compresses by itself (jaws.Options
-	// Compression): a wrapping compressor here would compress again on
-	// every request what jaws compresses once, hide its precompressed
-	// siblings, and take the zero-copy path away from large files. A miss
-	// that is a client route gets index.html; any other miss that no route
-	// takes, the 404 page.
-	return filesFirst(r, jawsmw.CacheControl(), jawsmw.SPA(h, jawsmw.SPAOptions{})), nil
-}
-
-// filesFirst serves every path but the application's own (/api/...,
-// /debug/jaws) through the site's middleware, which passes what it has no
-// file for on to app; the application's paths go straight to app: the
-// site never answers for them, not even with index.html for a browser that
-// navigates to one.
-func filesFirst(app http.Handler, site ...func(http.Handler) http.Handler) http.Handler {
-	served := chi.Chain(site...).Handler(app)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.Path
-		if p == "/debug/jaws" || p == "/api" || strings.HasPrefix(p, "/api/") {
-			app.ServeHTTP(w, r)
-			return
-		}
-		served.ServeHTTP(w, r)
-	})
-}
-
-// apiCompressMinSize is the smallest API answer compressed, as jaws's own
-// default Compression.MinSize: below about a packet, compression saves no
-// round trip.
-const apiCompressMinSize = 1 << 10
-
-// notFoundPage is the handler's 404 page (jaws.Options.NotFound): HTML for
-// browsers, and net/http's plain text for everything else. It is a
-// server-rendered page, so it links assets by the names h.HashName gives
-// them (see notFoundTemplate): they change with the content, and the site's
-// cache rules serve them immutable. h is set once the handler exists.
-type notFoundPage struct {
-	h    *jaws.Handler
-	tmpl *template.Template
-}
-
-// notFoundTemplate is the 404 page. {{asset "assets/style.css"}} is the
-// URL path of the stylesheet's hashed name, such as
-// /assets/style.0123456789abcdef.css; "" when the site has no such file (a
-// -root directory of your own), and then the page goes without it.
-const notFoundTemplate = `<!doctype html>
-<html lang="en">
-<meta charset="utf-8">
-<title>Not found · jaws demo</title>
-{{with asset "assets/style.css"}}<link rel="stylesheet" href="{{.}}">
-{{end}}<h1>404: not found</h1>
-<p>Nothing here. <a href="/">Back to the start page</a>.</p>
-</html>
-`
-
-func newNotFoundPage() (*notFoundPage, error) {
-	p := &notFoundPage{}
-	tmpl, err := template.New("404").Funcs(template.FuncMap{"asset": p.asset}).Parse(notFoundTemplate)
-	if err != nil {
-		return nil, err
-	}
-	p.tmpl = tmpl
-	return p, nil
-}
-
-// asset returns the URL path of the hashed name of the site's file name,
-// or "" if there is no such file.
-func (p *notFoundPage) asset(name string) string {
-	hashed, err := p.h.HashName(name)
-	if err != nil {
-		return ""
-	}
-	return "/" + hashed
-}
-
-func (p *notFoundPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Del("Cache-Control") // the policy was for a file
-	if !strings.Contains(r.Header.Get("Accept"), "text/html") {
-		http.NotFound(w, r)
-		return
-	}
-	var page bytes.Buffer
-	if err := p.tmpl.Execute(&page, nil); err != nil {
-		http.NotFound(w, r) // never: asset has no error to return
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(http.StatusNotFound)
-	w.Write(page.Bytes())
-}
-
-// timeHandler answers with the server's time.
-func timeHandler(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"time": time.Now().UTC().Format(time.RFC3339)})
-}
-
-// maxListed bounds /api/files, for a -root with many files.
-const maxListed = 200
-
-// fileInfo is one entry of /api/files.
-type fileInfo struct {
-	Name         string `json:"name"`
-	Size         int64  `json:"size"`
-	CacheControl string `json:"cacheControl"`
-}
-
-// filesHandler lists the regular files of fsys, the files the site serves
-// (hidden ones left out, as jaws leaves them out), with the Cache-Control
-// the default rules give each.
-func filesHandler(fsys fs.FS) http.HandlerFunc {
-	rules := jawsmw.DefaultCacheRules()
-	return func(w http.ResponseWriter, r *http.Request) {
-		list := []fileInfo{}
-		err := sitefiles.Walk(fsys, func(name string, d fs.DirEntry) error {
-			if len(list) == maxListed {
-				return fs.SkipAll
-			}
-			info, err := d.Info()
-			if err != nil {
-				return nil // gone since the listing
-			}
-			fi := fileInfo{Name: name, Size: info.Size()}
-			for _, rule := range rules {
-				if rule.Match == nil || rule.Match("/"+name) {
-					fi.CacheControl = rule.Value
-					break
-				}
-			}
-			list = append(list, fi)
-			return nil
-		})
-		if err != nil {
-			writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "listing failed"})
-			return
-		}
-		writeJSON(w, http.StatusOK, list)
-	}
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	body, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	w.Write(append(body, '\n'))
-}
-
-// statsHandler answers with h.Stats() as indented JSON.
-func statsHandler(h *jaws.Handler) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		body, err := json.MarshalIndent(h.Stats(), "", "  ")
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write(append(body, '\n'))
-	}
 }
 
 // serveURL is the URL a browser on this machine can use to reach a listener

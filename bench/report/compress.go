@@ -195,6 +195,17 @@ func (c *cdata) ratio(a, b ckey) float64 {
 
 // writeCompress writes the compression section of results.md.
 func writeCompress(b *strings.Builder, c *cdata) {
+	c.writeIntro(b)
+	c.writeCases(b)
+	c.writeTargets(b)
+	c.writeSaving(b)
+	c.writeCounters(b)
+	c.writeOthers(b)
+}
+
+// writeIntro writes the section's heading, what the figures are and the
+// setup.
+func (c *cdata) writeIntro(b *strings.Builder) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p("## Compression: %s JavaScript, keep-alive\n\n", sizeLabel(c.bytes))
 	p("From `bench/run.sh`'s compress scenario; see `bench/README.md`. ")
@@ -211,7 +222,10 @@ func writeCompress(b *strings.Builder, c *cdata) {
 		}
 		p("\n")
 	}
+}
 
+// writeCases writes the table of the cases, a row each.
+func (c *cdata) writeCases(b *strings.Builder) {
 	jawsGzip := ckey{"jaws", "gzip"}
 	row(b, []string{"server", "encoding", "requests/s", "server CPU µs/response", "body bytes", "header bytes", "bytes on the wire", "jaws gzip ÷ this"})
 	row(b, []string{"---", "---", "---:", "---:", "---:", "---:", "---:", "---:"})
@@ -235,9 +249,13 @@ func writeCompress(b *strings.Builder, c *cdata) {
 		row(b, []string{"`" + k.server + "`", k.encoding, rps,
 			cpu, strconv.FormatInt(cc.body, 10), strconv.FormatInt(cc.header, 10), wire, vs})
 	}
-	p("\n")
+	fmt.Fprintf(b, "\n")
+}
 
-	p("### Targets\n\n")
+// writeTargets writes the scenario's targets: jaws's gzip against
+// chi-compress, and against its own identity responses.
+func (c *cdata) writeTargets(b *strings.Builder) {
+	fmt.Fprintf(b, "### Targets\n\n")
 	bare := c.cell("jaws-bare", "gzip") != nil
 	targetsHeader(b, bare)
 	size := sizeLabel(c.bytes)
@@ -252,7 +270,7 @@ func writeCompress(b *strings.Builder, c *cdata) {
 		{fmt.Sprintf("%s JavaScript, keep-alive: jaws gzip ≥ 0.8× jaws identity (no Accept-Encoding)", size),
 			ckey{"jaws", "identity"}, ckey{"jaws-bare", "identity"}, 0.8},
 	} {
-		r := c.ratio(jawsGzip, t.peer)
+		r := c.ratio(ckey{"jaws", "gzip"}, t.peer)
 		if math.IsNaN(r) {
 			continue
 		}
@@ -267,16 +285,29 @@ func writeCompress(b *strings.Builder, c *cdata) {
 		}
 		row(b, cols)
 	}
-	p("\n")
+	fmt.Fprintf(b, "\n")
+}
 
-	if g, id := c.cell("jaws", "gzip"), c.cell("jaws", "identity"); g != nil && id != nil && id.body > 0 {
-		p("jaws's gzip response carries %d body bytes for the file's %d: %s saved on the body", g.body, id.body, pct(1-float64(g.body)/float64(id.body)))
-		if gw, iw := g.wireBytes(), id.wireBytes(); !math.IsNaN(gw) && !math.IsNaN(iw) {
-			p(", %s on the wire (headers included)", pct(1-gw/iw))
-		}
-		p(". The demo site's bytes on the wire per encoding are in [wire.md](wire.md).\n\n")
+// writeSaving says how much smaller jaws's gzip response is than its
+// identity one.
+func (c *cdata) writeSaving(b *strings.Builder) {
+	g, id := c.cell("jaws", "gzip"), c.cell("jaws", "identity")
+	if g == nil || id == nil || id.body <= 0 {
+		return
 	}
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	p("jaws's gzip response carries %d body bytes for the file's %d: %s saved on the body", g.body, id.body, pct(1-float64(g.body)/float64(id.body)))
+	if gw, iw := g.wireBytes(), id.wireBytes(); !math.IsNaN(gw) && !math.IsNaN(iw) {
+		p(", %s on the wire (headers included)", pct(1-gw/iw))
+	}
+	p(". The demo site's bytes on the wire per encoding are in [wire.md](wire.md).\n\n")
+}
 
+// writeCounters writes what jaws's counters say of the measurements: no
+// compression while measuring, and an encoded response for each gzip
+// response wrk counted.
+func (c *cdata) writeCounters(b *strings.Builder) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	for _, s := range c.stats {
 		p("%s's counters (`Stats`, from `/debug/jaws`) over the measurements: ", "`"+s.server+"`")
 		if s.compOK {
@@ -293,7 +324,12 @@ func writeCompress(b *strings.Builder, c *cdata) {
 		}
 		p(".\n\n")
 	}
+}
 
+// writeOthers writes how much other processes used during the
+// measurements, and the errors wrk counted.
+func (c *cdata) writeOthers(b *strings.Builder) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	var bad []string
 	worstOther := 0.0
 	for _, k := range c.cases {
