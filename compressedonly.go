@@ -45,10 +45,31 @@ type onlyState struct {
 	prefix  []byte // the primary's first bytes decoded, up to siblingPrefix
 	whole   bool   // and that is all of it
 
-	mu       sync.Mutex                // held while the identity is spilled
+	mu       sync.Mutex                // held while the identity is made
+	mem      atomic.Pointer[entry]     // the identity in memory, while the cache keeps it
 	spill    atomic.Pointer[entry]     // the identity in a spill file, once made
 	released atomic.Bool               // the index left the cache: a spill made now goes at once
 	fail     atomic.Pointer[onlyError] // why no identity can be made of this version
+}
+
+// keepIdentity caches ve, the identity of e in memory, under key. The
+// index then holds it too, until the cache lets go of it: the index never
+// keeps bytes the cache does not count.
+func (v *variants) keepIdentity(key string, e, ve *entry) (target, error) {
+	only := e.vary.only
+	var gone atomic.Bool
+	ve.release = func() {
+		gone.Store(true)
+		only.mem.CompareAndSwap(ve, nil)
+	}
+	kept, err := v.store.keepVariant(key, e, func() (*entry, error) { return ve, nil })
+	if err == nil && kept == ve {
+		only.mem.Store(ve)
+		if gone.Load() {
+			only.mem.CompareAndSwap(ve, nil) // rejected or evicted meanwhile
+		}
+	}
+	return target{e: kept}, err
 }
 
 // onlyError is an identity refused for good: a bomb, a file too large.
@@ -132,6 +153,9 @@ func (v *variants) onlyCoded(key, file string, dirIndex bool) (target, error) {
 // be, once per version.
 func (v *variants) identityOf(ctx context.Context, e *entry) (target, error) {
 	only := e.vary.only
+	if ve := only.mem.Load(); ve != nil {
+		return target{e: ve}, nil // a hit: no second cache lookup
+	}
 	key := e.vary.keys[identity]
 	if f := only.fail.Load(); f != nil {
 		return target{}, f.err
@@ -173,8 +197,7 @@ func (v *variants) identityOf(ctx context.Context, e *entry) (target, error) {
 		return target{}, err
 	}
 	if ve.body != nil {
-		ve, err = v.store.keepVariant(key, e, func() (*entry, error) { return ve, nil })
-		return target{e: ve}, err
+		return v.keepIdentity(key, e, ve)
 	}
 	only.spill.Store(ve)
 	if only.released.Load() {

@@ -379,6 +379,41 @@ func TestCompressedOnlyBombs(t *testing.T) {
 	}
 }
 
+// TestCompressedOnlyIdentityInCache: the index holds the identity it made
+// in memory only while the cache keeps it, so the cache's budget counts
+// every byte a compressed-only file holds. Evicted, it is made again.
+func TestCompressedOnlyIdentityInCache(t *testing.T) {
+	site := newOnlySite(t)
+	h := newTestHandler(t, site.root, Options{})
+	var made atomic.Int64
+	testHookDecodeIdentity = func(string) { made.Add(1) }
+	defer func() { testHookDecodeIdentity = nil }()
+	get := func() {
+		t.Helper()
+		if w := testsite.Serve(h, "GET", "/app.js"); !bytes.Equal(w.Body.Bytes(), site.files["app.js"]) {
+			t.Fatalf("%d bytes", w.Body.Len())
+		}
+	}
+	get()
+	h.store.cache.sync()
+	index := h.store.cache.get("app.js")
+	if index == nil || index.vary.only == nil {
+		t.Fatal("no index entry cached for app.js")
+	}
+	ve := index.vary.only.mem.Load()
+	if ve == nil || ve.body == nil {
+		t.Fatal("the index does not hold the identity it made")
+	}
+	h.store.forget(index.vary.keys[identity])
+	if index.vary.only.mem.Load() != nil {
+		t.Fatal("the identity left the cache, and the index still holds it")
+	}
+	get()
+	if n := made.Load(); n != 2 {
+		t.Errorf("identity made %d times, want twice: once, and once after it left the cache", n)
+	}
+}
+
 // TestCompressedOnlySpillFiles: spill files leave nothing in SpillDir, take
 // their budget while the cache keeps them, and close with the handler.
 // Windows cannot unlink an open file: there a spill file has a name until
