@@ -138,6 +138,9 @@ func (v *variants) onlyCoded(key, file string, dirIndex bool) (target, error) {
 		vs.only = only
 		for _, c := range v.codings {
 			vs.keys[c] = key + "\x00" + codingNames[c]
+			if vs.siblings.has(c) {
+				vs.files[c] = file + codingExts[c]
+			}
 		}
 		vs.keys[identity] = key + "\x00identity"
 		if whole {

@@ -56,6 +56,7 @@ type variantState struct {
 	compressible   bool      // the file may be compressed on first request
 	incompressible atomic.Uint32
 	keys           [numCodings]string            // the variants' cache keys, made once so a hit allocates none
+	files          [numCodings]string            // the siblings' names, made once for the same reason
 	checks         atomic.Pointer[siblingChecks] // its siblings' bytes, checked against its own (siblingcheck.go)
 	vstart, vend   int32                         // file[vstart:vend] is the version in a versioned name (dictionary.go)
 	dict           atomic.Pointer[dictState]     // what its dictionaries learnt, made when first needed (dictionary.go)
@@ -65,8 +66,8 @@ type variantState struct {
 // cost is what the state keeps alive, for the cache's accounting.
 func (vs *variantState) cost() int {
 	n := 0
-	for _, k := range vs.keys {
-		n += len(k)
+	for c := range vs.keys {
+		n += len(vs.keys[c]) + len(vs.files[c])
 	}
 	return n
 }
@@ -78,7 +79,8 @@ func (v *variants) describe(e *entry, name string) {
 	vs := &e.vary
 	if !v.cfg.DisablePrecompressed {
 		for _, c := range v.codings {
-			info, err := v.store.siblingInfo(v.siblingFile(e, c))
+			file := v.siblingFile(e, c)
+			info, err := v.store.siblingInfo(file)
 			switch {
 			case err != nil || !info.Mode().IsRegular():
 			case info.ModTime().Before(e.Info.ModTime()):
@@ -88,6 +90,7 @@ func (v *variants) describe(e *entry, name string) {
 					e.File+codingExts[c], e.File)
 			default:
 				vs.siblings |= setOf(c)
+				vs.files[c] = file
 			}
 		}
 	}
@@ -107,6 +110,9 @@ func (v *variants) describe(e *entry, name string) {
 // siblingFile is the name of e's sibling in c: next to e's file, or for a
 // compressed-only file next to its plain name.
 func (v *variants) siblingFile(e *entry, c coding) string {
+	if f := e.vary.files[c]; f != "" {
+		return f
+	}
 	if o := e.vary.only; o != nil {
 		return o.name + codingExts[c]
 	}

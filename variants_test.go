@@ -836,9 +836,11 @@ func TestSiblingReplacesCompressed(t *testing.T) {
 }
 
 // TestCompressedHitAllocations: serving a cached variant allocates what
-// serving a file that has no variants does (the variants' cache keys are
-// made once, on the entry), and adding Accept-Encoding to an outer Vary
-// allocates only the longer header value.
+// serving a file that has no variants does (the variants' cache keys and
+// siblings' names are made once, on the entry), for a variant compressed
+// on request, a precompressed sibling and a file shipped compressed only.
+// Adding Accept-Encoding to an outer Vary allocates only the longer header
+// value.
 func TestCompressedHitAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector changes allocation counts (sync.Pool drops items)")
@@ -846,6 +848,9 @@ func TestCompressedHitAllocations(t *testing.T) {
 	s := testsite.New(t)
 	s.File("app.js", jsText(20<<10, 10))
 	s.File("plain.bin", testsite.Random(20<<10, 11))
+	s.File("pre.js", jsText(20<<10, 12))
+	s.File("pre.js.br", encodeAs(brotliCoding, jsText(20<<10, 12), "sibling"))
+	s.File("only.js.br", encodeAs(brotliCoding, jsText(20<<10, 13), "sibling"))
 	h := newTestHandler(t, s.Root, Options{})
 	allocs := func(target, accept string, vary []string) float64 {
 		r := httptest.NewRequest("GET", target, nil)
@@ -869,8 +874,15 @@ func TestCompressedHitAllocations(t *testing.T) {
 		return testing.AllocsPerRun(200, serve)
 	}
 	base := allocs("/plain.bin", "", nil)
-	if got := allocs("/app.js", "gzip", nil); got > base {
-		t.Errorf("a gzip hit allocates %v times, a file without variants %v", got, base)
+	for _, tt := range []struct{ target, accept string }{
+		{"/app.js", "gzip"}, // compressed on request
+		{"/pre.js", "br"},   // a precompressed sibling
+		{"/only.js", "br"},  // shipped compressed only
+		{"/only.js", ""},    // and its identity
+	} {
+		if got := allocs(tt.target, tt.accept, nil); got > base {
+			t.Errorf("%s in %q: a hit allocates %v times, a file without variants %v", tt.target, tt.accept, got, base)
+		}
 	}
 	accept := []string{"Accept"}
 	base = allocs("/plain.bin", "", accept)
