@@ -363,10 +363,15 @@ func TestCompressedOnlyBombs(t *testing.T) {
 			must(t, os.WriteFile(filepath.Join(dir, "x.json"+codingExts[tc.c]), stored, 0o644))
 			o := tc.opts
 			o.SpillDir = testsite.TempDir(t)
-			h := newTestHandler(t, dir, Options{Compression: o, ErrorLog: log.New(io.Discard, "", 0)})
+			hook := func(_ string, hdr http.Header) { hdr.Set("X-File", "x.json") }
+			h := newTestHandler(t, dir, Options{Compression: o, Header: hook, ErrorLog: log.New(io.Discard, "", 0)})
 			w := testsite.Serve(h, "GET", "/x.json")
 			if w.Code != tc.status {
 				t.Fatalf("identity: %d, want %d", w.Code, tc.status)
+			}
+			// Options.Header's fields are the file's answer's, not an error's.
+			if got, want := w.Header().Get("X-File") != "", tc.status == 200; got != want {
+				t.Errorf("%d with the file's fields: %v, want %v", w.Code, got, want)
 			}
 			if tc.status == 503 && w.Header().Get("Retry-After") == "" {
 				t.Errorf("503 without Retry-After")

@@ -170,6 +170,7 @@ func (h *Handler) serveFound(w http.ResponseWriter, r *http.Request, f *found) u
 		// or a handler in front that encodes (compressedonly.go).
 		v, err := h.variants.identityOf(r.Context(), f.t.e)
 		if err != nil {
+			dropFields(w.Header(), f.fields) // an error is not the file's answer
 			h.fail(w, err)
 			return unsent{}
 		}
