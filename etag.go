@@ -45,9 +45,10 @@ func formatETag(sum []byte) string {
 // holds, so the two kinds never collide. It changes whenever the bytes may
 // have, except for bytes rewritten with the size and mtime restored (or
 // rewritten twice, same size, within one tick of the file system's clock).
-// It is strong because jaws never serves two different byte sequences under
-// it: the entry is rebuilt whenever the file's identity, size or mtime
-// change, and on Linux its ctime too (freshness_*.go).
+// It is strong because, but for those two cases, jaws never serves two
+// byte sequences under it: the entry is rebuilt whenever the file's
+// identity, size or mtime change, and on Linux its ctime too
+// (internal/source).
 func metaETag(size int64, mtime time.Time) string {
 	b := make([]byte, 0, 40)
 	b = append(b, '"')
