@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -880,6 +881,12 @@ func TestCompressedHitAllocations(t *testing.T) {
 		{"/only.js", "br"},  // shipped compressed only
 		{"/only.js", ""},    // and its identity
 	} {
+		if tt.target != "/app.js" && runtime.GOOS != "linux" {
+			// Without file events, each file a hit confirms is a stat,
+			// which allocates: a sibling's, and a compressed-only file's
+			// other names.
+			continue
+		}
 		if got := allocs(tt.target, tt.accept, nil); got > base {
 			t.Errorf("%s in %q: a hit allocates %v times, a file without variants %v", tt.target, tt.accept, got, base)
 		}
