@@ -46,7 +46,7 @@ type onlyState struct {
 	whole   bool   // and that is all of it
 
 	mu       sync.Mutex                // held while the identity is made
-	mem      atomic.Pointer[entry]     // the identity in memory, while the cache keeps it
+	mem      *atomic.Pointer[entry]    // the identity in memory, while the cache keeps it (apart: see keepIdentity)
 	spill    atomic.Pointer[entry]     // the identity in a spill file, once made
 	released atomic.Bool               // the index left the cache: a spill made now goes at once
 	fail     atomic.Pointer[onlyError] // why no identity can be made of this version
@@ -54,19 +54,21 @@ type onlyState struct {
 
 // keepIdentity caches ve, the identity of e in memory, under key. The
 // index then holds it too, until the cache lets go of it: the index never
-// keeps bytes the cache does not count.
+// keeps bytes the cache does not count. Nor does ve keep the index's
+// state (its prefix) once the index left the cache: its release hook
+// holds the slot alone, an allocation of its own.
 func (v *variants) keepIdentity(key string, e, ve *entry) (target, error) {
-	only := e.vary.only
+	mem := e.vary.only.mem
 	var gone atomic.Bool
 	ve.release = func() {
 		gone.Store(true)
-		only.mem.CompareAndSwap(ve, nil)
+		mem.CompareAndSwap(ve, nil)
 	}
 	kept, err := v.store.keepVariant(key, e, func() (*entry, error) { return ve, nil })
 	if err == nil && kept == ve {
-		only.mem.Store(ve)
+		mem.Store(ve)
 		if gone.Load() {
-			only.mem.CompareAndSwap(ve, nil) // rejected or evicted meanwhile
+			mem.CompareAndSwap(ve, nil) // rejected or evicted meanwhile
 		}
 	}
 	return target{e: kept}, err
@@ -124,7 +126,7 @@ func (v *variants) onlyCoded(key, file string, dirIndex bool) (target, error) {
 		}
 		e := &entry{Ref: source.Ref{File: file + codingExts[p.c], Info: info, Ver: source.VersionOf(info), Also: also},
 			dirIndex: dirIndex, index: true}
-		only := &onlyState{name: file, primary: p.c, prefix: prefix, whole: whole}
+		only := &onlyState{name: file, primary: p.c, prefix: prefix, whole: whole, mem: new(atomic.Pointer[entry])}
 		e.release = only.releaseSpill
 		e.rep.hdrCtype = []string{contentType(file, prefix[:min(len(prefix), sniffLen)], v.types)}
 		if v.fields != nil {
