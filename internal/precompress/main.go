@@ -11,8 +11,9 @@
 // The rule. A file is shipped compressed-only when both hold:
 //
 //   - its type, by its extension (jaws's table, internal/webtypes), is one
-//     jaws compresses (compressibleType in the root package): text, scripts,
-//     styles, JSON, XML, SVG, WebAssembly, icons and uncompressed fonts;
+//     jaws compresses (webtypes.Compressible, the handler's rule too):
+//     text, scripts, styles, JSON, XML, SVG, WebAssembly, icons and
+//     uncompressed fonts;
 //   - its brotli is at most 90% of it (minSaving): a file of a few bytes
 //     gains nothing.
 //
