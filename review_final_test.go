@@ -2,6 +2,9 @@ package jaws
 
 import (
 	"bytes"
+	"io"
+	"log"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -276,6 +279,73 @@ func TestReviewDecodesToShared(t *testing.T) {
 		h := newTestHandler(t, dir, Options{CacheMaxFileSize: 1 << 20})
 		if w := testsite.Serve(h, "GET", "/x.js"); w.Code != 200 || !bytes.Equal(w.Body.Bytes(), big) {
 			t.Errorf("%d bytes: identity of a two-member primary: %d, %d bytes", size, w.Code, w.Body.Len())
+		}
+	}
+}
+
+// TestReviewOnlyCorruptTail: a primary sibling whose first bytes decode
+// (the index is built) and whose tail does not is a 500, without
+// Options.Header's fields, as the other refusals of the identity are.
+func TestReviewOnlyCorruptTail(t *testing.T) {
+	data := hexText(300<<10, 9)
+	stored := encodeAs(gzipCoding, data, "")
+	stored = stored[:len(stored)-100]         // the tail cut: an unexpected EOF past the prefix
+	for _, max := range []int64{1 << 20, 0} { // decoded into memory, into a spill file
+		dir := tempDir(t)
+		must(t, os.WriteFile(filepath.Join(dir, "x.js.gz"), stored, 0o644))
+		hook := func(_ string, hdr http.Header) { hdr.Set("X-File", "x.js") }
+		h := newTestHandler(t, dir, Options{CacheMaxFileSize: max, Header: hook, ErrorLog: log.New(io.Discard, "", 0),
+			Compression: Compression{SpillDir: testsite.TempDir(t)}})
+		for _, method := range []string{"GET", "HEAD"} {
+			w := testsite.Serve(h, method, "/x.js")
+			if w.Code != 500 || w.Header().Get("X-File") != "" {
+				t.Errorf("max %d, %s: %d, X-File %q; want 500 without the file's fields", max, method, w.Code, w.Header().Get("X-File"))
+			}
+		}
+	}
+}
+
+// TestReviewOnlyMemInvariant: whatever the interleaving of requests, of
+// the identity dropped and of other files pushing it out of a small cache,
+// once all is quiet an identity the index holds is the one the cache holds.
+func TestReviewOnlyMemInvariant(t *testing.T) {
+	dir := tempDir(t)
+	data := hexText(100<<10, 10)
+	must(t, os.WriteFile(filepath.Join(dir, "x.js.br"), encodeAs(brotliCoding, data, ""), 0o644))
+	for i := range 8 {
+		must(t, os.WriteFile(filepath.Join(dir, "f"+strconv.Itoa(i)+".bin"), hexText(60<<10, uint64(20+i)), 0o644))
+	}
+	h := newTestHandler(t, dir, Options{CacheMaxFileSize: 1 << 20, CacheMaxBytes: 400 << 10,
+		Compression: Compression{DisableCompression: true}})
+	for round := range 20 {
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Go(func() {
+				for i := range 30 {
+					switch (g + i) % 3 {
+					case 0:
+						if w := testsite.Serve(h, "GET", "/x.js"); w.Code != 200 || !bytes.Equal(w.Body.Bytes(), data) {
+							t.Errorf("%d: %d bytes", w.Code, w.Body.Len())
+							return
+						}
+					case 1:
+						testsite.Serve(h, "GET", "/f"+strconv.Itoa((g*7+i)%8)+".bin")
+					case 2:
+						if e := h.store.cache.get("x.js"); e != nil {
+							h.store.forget(e.vary.keys[identity])
+						}
+					}
+				}
+			})
+		}
+		wg.Wait()
+		h.store.cache.sync()
+		e := h.store.cache.get("x.js")
+		if e == nil {
+			continue
+		}
+		if ve := e.vary.only.mem.Load(); ve != nil && h.store.cache.get(e.vary.keys[identity]) != ve {
+			t.Fatalf("round %d: the index holds an identity the cache does not", round)
 		}
 	}
 }
