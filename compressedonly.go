@@ -121,8 +121,17 @@ func (v *variants) onlyCoded(key, file string, dirIndex bool) (target, error) {
 	}
 	return v.store.buildIndex(key, file+codingExts[p.c], func(f fs.File, info fs.FileInfo) (*entry, error) {
 		prefix, whole, err := decodePrefix(p.c, f, siblingPrefix)
+		var refused error
 		if err != nil {
-			return nil, err
+			// A primary that does not decode, or that a decoder refuses (a
+			// zstd window past the limit), is still served as it is stored;
+			// its identity is refused, and the other siblings, which
+			// nothing checks, are not served.
+			if refused = decodeError(err); !errors.Is(refused, errCorrupt) && !notAcceptable(refused) {
+				return nil, err
+			}
+			v.log.Printf("jaws: not decoding %s: %v", file+codingExts[p.c], err)
+			prefix, whole = nil, false
 		}
 		e := &entry{Ref: source.Ref{File: file + codingExts[p.c], Info: info, Ver: source.VersionOf(info), Also: also},
 			dirIndex: dirIndex, index: true}
@@ -134,6 +143,10 @@ func (v *variants) onlyCoded(key, file string, dirIndex bool) (target, error) {
 			if e.rep.fields, err = v.fields(file); err != nil {
 				return nil, err
 			}
+		}
+		if refused != nil {
+			only.fail.Store(&onlyError{refused})
+			siblings = 0
 		}
 		vs := &e.vary
 		vs.siblings = siblings | setOf(p.c)

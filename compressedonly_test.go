@@ -419,6 +419,43 @@ func TestCompressedOnlyIdentityInCache(t *testing.T) {
 	}
 }
 
+// TestCompressedOnlyUndecodablePrimary: a primary that a decoder refuses
+// (a zstd window past RFC 9659's 8 MiB) or that does not decode at all is
+// still served as it is stored, to a client that takes its coding; its
+// identity is refused, 406 or 500, with a line in the log.
+func TestCompressedOnlyUndecodablePrimary(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		file   string
+		stored []byte
+		c      coding
+		status int
+	}{
+		{"zstd window", "x.json.zst", zstdWideFrame(hexText(4000, 1), 24), zstdCoding, 406},
+		{"not gzip", "x.json.gz", testsite.Random(4000, 2), gzipCoding, 500},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := tempDir(t)
+			must(t, os.WriteFile(filepath.Join(dir, tc.file), tc.stored, 0o644))
+			var logged testsite.SyncBuffer
+			h := newTestHandler(t, dir, Options{ErrorLog: log.New(&logged, "", 0)})
+			if w := testsite.Serve(h, "GET", "/x.json"); w.Code != tc.status {
+				t.Errorf("identity: %d, want %d", w.Code, tc.status)
+			}
+			w := testsite.Serve(h, "GET", "/x.json", "Accept-Encoding", tc.c.String())
+			if w.Code != 200 || !bytes.Equal(w.Body.Bytes(), tc.stored) {
+				t.Errorf("in %v: %d, %d bytes; want 200 with the stored bytes", tc.c, w.Code, w.Body.Len())
+			}
+			if !strings.Contains(logged.String(), "not decoding "+tc.file) {
+				t.Errorf("log: %q", logged.String())
+			}
+		})
+	}
+}
+
 // TestCompressedOnlySpillFiles: spill files leave nothing in SpillDir, take
 // their budget while the cache keeps them, and close with the handler.
 // Windows cannot unlink an open file: there a spill file has a name until
