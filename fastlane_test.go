@@ -709,10 +709,10 @@ func TestFastLaneRecords(t *testing.T) {
 	site := testsite.New(t).File("a.txt", []byte("hello")).File("big.bin", testsite.Random(1<<20, 4))
 	var mu sync.Mutex
 	var recs []jaws.ResponseRecord
-	var logged bytes.Buffer
+	var logged testsite.SyncBuffer
 	h := newHandler(t, site.Root, jaws.Options{
 		OnResponse: func(r jaws.ResponseRecord) { mu.Lock(); recs = append(recs, r); mu.Unlock() },
-		AccessLog:  slog.New(slog.NewTextHandler(&syncWriter{w: &logged}, nil)),
+		AccessLog:  slog.New(slog.NewTextHandler(&logged, nil)),
 	})
 	srv := laneServer(t, h, nil, nil)
 	for _, target := range []string{"/a.txt", "/big.bin"} {
@@ -739,17 +739,6 @@ func TestFastLaneRecords(t *testing.T) {
 	if n := strings.Count(logged.String(), "transfer=lane"); n != 2 {
 		t.Errorf("%d access log records with transfer=lane, want 2:\n%s", n, logged.String())
 	}
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }
 
 // TestFastLanePipelined: pipelined requests are answered in order, the
