@@ -77,35 +77,33 @@ func (v *variants) keepIdentity(key string, e, ve *entry) (target, error) {
 // onlyError is an identity refused for good: a bomb, a file too large.
 type onlyError struct{ err error }
 
-// onlyCoded looks for name, a name that is not a file, as a compressed-only
-// file: file is the name of its bytes (name, or its index page for a
-// directory) and key the cache's key. It builds the index entry.
-func (v *variants) onlyCoded(key, file string, dirIndex bool) (target, error) {
-	if v.cfg.DisablePrecompressed || v.set == 0 {
-		return target{}, fs.ErrNotExist
-	}
-	type sib struct {
-		c    coding
-		info fs.FileInfo
-	}
-	var sibs []sib
+// codedSibling is a stored sibling of a compressed-only file.
+type codedSibling struct {
+	c    coding
+	info fs.FileInfo
+}
+
+// codedSiblings finds the stored siblings of file, a name that is not a
+// file. The newest is primary. The others are what the entry's freshness
+// stands on too, and those not older than the primary are served.
+func (v *variants) codedSiblings(file string) (p codedSibling, also []source.Also, siblings codingSet, ok bool) {
+	var sibs []codedSibling
 	primary := -1
 	for _, c := range v.codings {
 		info, err := v.store.src.Stat(file + codingExts[c])
 		if err != nil || !info.Mode().IsRegular() {
 			continue
 		}
-		sibs = append(sibs, sib{c, info})
+		sibs = append(sibs, codedSibling{c, info})
 		if primary < 0 || info.ModTime().After(sibs[primary].info.ModTime()) {
 			primary = len(sibs) - 1
 		}
 	}
 	if primary < 0 {
-		return target{}, fs.ErrNotExist
+		return p, nil, 0, false
 	}
-	p := sibs[primary]
-	also := []source.Also{{Name: file, Absent: true}}
-	var siblings codingSet
+	p = sibs[primary]
+	also = []source.Also{{Name: file, Absent: true}}
 	for _, s := range sibs {
 		if s.c == p.c {
 			continue
@@ -118,6 +116,20 @@ func (v *variants) onlyCoded(key, file string, dirIndex bool) (target, error) {
 			continue
 		}
 		siblings |= setOf(s.c)
+	}
+	return p, also, siblings, true
+}
+
+// onlyCoded looks for name, a name that is not a file, as a compressed-only
+// file: file is the name of its bytes (name, or its index page for a
+// directory) and key the cache's key. It builds the index entry.
+func (v *variants) onlyCoded(key, file string, dirIndex bool) (target, error) {
+	if v.cfg.DisablePrecompressed || v.set == 0 {
+		return target{}, fs.ErrNotExist
+	}
+	p, also, siblings, ok := v.codedSiblings(file)
+	if !ok {
+		return target{}, fs.ErrNotExist
 	}
 	return v.store.buildIndex(key, file+codingExts[p.c], func(f fs.File, info fs.FileInfo) (*entry, error) {
 		prefix, whole, err := decodePrefix(p.c, f, siblingPrefix)
