@@ -192,15 +192,26 @@ func (d *dirSource) Fresh(e *Ref, _ []byte, clock func() int64) bool {
 	// A new token at most every rearmEvery: taking one costs system
 	// calls of its own.
 	if now := clock(); same && d.watch != nil && (old == nil || now-old.taken >= int64(rearmEvery)) {
-		e.watched.Store(d.watch.cover(t, e.File, e.Ver, e.ReadAt, now))
+		e.watched.Store(d.cover(e, now))
 	}
 	return same
 }
 
 func (d *dirSource) Arm(e *Ref, now int64) {
 	if d.watch != nil && e.Tree != nil {
-		e.watched.Store(d.watch.cover(e.Tree, e.File, e.Ver, e.ReadAt, now))
+		e.watched.Store(d.cover(e, now))
 	}
+}
+
+// cover is the watcher's token for e. The watcher checks the file once its
+// watches are in place. This checks the names e.Also lists then too: one
+// that changed before, after the entry looked at it, sends no event.
+func (d *dirSource) cover(e *Ref, now int64) *token {
+	tok := d.watch.cover(e.Tree, e.File, e.Ver, e.ReadAt, now)
+	if tok.covered && !e.alsoHold(e.Tree.root.stat) {
+		tok.covered = false // confirmed by stat, which sees the change
+	}
+	return tok
 }
 
 func (d *dirSource) Gone(e *Ref, f *os.File) bool {

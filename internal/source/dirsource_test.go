@@ -133,3 +133,28 @@ func unixLike() bool {
 	}
 	return false
 }
+
+// TestAlsoAtArm: a name a ref stands on that changed after it was looked
+// at, before the ref was armed (a plain file created while its
+// compressed-only index was built), is seen by the first Fresh. Events
+// report only what happens once the watches are in place, so Arm looks at
+// the names itself then.
+func TestAlsoAtArm(t *testing.T) {
+	t.Parallel()
+	for _, events := range []bool{true, false} {
+		// In a directory no ref has had watched yet.
+		s := testsite.At(t, tempDir(t)).File("sub/app.js.br", []byte("br"))
+		d := openDir(t, s.Root, events)
+		f, info, at, err := d.Open("sub/app.js.br")
+		must(t, err)
+		f.Close()
+		ref := &Ref{File: "sub/app.js.br", Info: info, Ver: VersionOf(info), Tree: at, ReadAt: Mono(),
+			Also: []Also{{Name: "sub/app.js", Absent: true}}}
+		s.File("sub/app.js", []byte("plain")) // after the look, before Arm
+		now := time.Now().UnixNano()
+		d.Arm(ref, now)
+		if d.Fresh(ref, nil, func() int64 { return now }) {
+			t.Errorf("events %v: fresh, though app.js appeared before Arm", events)
+		}
+	}
+}
