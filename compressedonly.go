@@ -77,6 +77,20 @@ func (v *variants) keepIdentity(key string, e, ve *entry) (target, error) {
 // onlyError is an identity refused for good: a bomb, a file too large.
 type onlyError struct{ err error }
 
+// codedNames are the names of the files that would make name a
+// compressed-only file, one per coding served: what a page served under
+// name (Options.CleanURLs) stands on being missing, with name itself.
+func (v *variants) codedNames(name string) []string {
+	names := []string{name}
+	if v.cfg.DisablePrecompressed {
+		return names
+	}
+	for _, c := range v.codings {
+		names = append(names, name+codingExts[c])
+	}
+	return names
+}
+
 // codedSibling is a stored sibling of a compressed-only file.
 type codedSibling struct {
 	c    coding

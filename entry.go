@@ -28,6 +28,7 @@ import (
 type entry struct {
 	source.Ref             // the file: its name, metadata, version, tree; what confirms it
 	dirIndex   bool        // the request name is a directory and file is its index page
+	page       bool        // the request name is missing and file is its page, name+".html" (store.page)
 	coding     coding      // the coding of its bytes: identity for a file's own
 	body       []byte      // the whole file (or variant), or nil when it is sent from disk
 	sf         *sharedFile // for a file sent from disk: its descriptor, shared by zero-copy transfers

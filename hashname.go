@@ -80,7 +80,7 @@ func (h *Handler) hashTarget(name string) (*entry, error) {
 	if !ok || clean == "." || strings.HasSuffix(name, "/") {
 		return nil, fs.ErrInvalid
 	}
-	t, err := h.lookup(clean, fdNone)
+	t, err := h.lookup(clean, fdNone, false)
 	if err != nil {
 		if errorStatus(err) == http.StatusNotFound {
 			return nil, fs.ErrNotExist

@@ -313,6 +313,10 @@ func checkMultipart(t *testing.T, resp *http.Response, body, data []byte, spans 
 // parallel.
 var opens sync.Map // name -> *atomic.Int64
 
+// statted counts, per name, the names handlers made by newTestHandler stat
+// (countedSource), as opens does the files they open.
+var statted sync.Map // name -> *atomic.Int64
+
 // countedSource is a handler's source, with the files it opens counted
 // (opens) and how often it looks for what its root names (looks: one
 // epoll_wait with events, or a stat of the root path): Open and Fresh look,
@@ -337,6 +341,11 @@ func (c *countedSource) OpenIn(at *source.Tree, name string) (fs.File, fs.FileIn
 	return c.Source.OpenIn(at, name)
 }
 
+func (c *countedSource) Stat(name string) (fs.FileInfo, error) {
+	count(&statted, name)
+	return c.Source.Stat(name)
+}
+
 func (c *countedSource) Fresh(ref *source.Ref, body []byte, now func() int64) bool {
 	c.looks.Add(1)
 	return c.Source.Fresh(ref, body, now)
@@ -356,8 +365,13 @@ func count(m *sync.Map, key any) {
 func lookCount(h *Handler) int64 { return h.store.src.(*countedSource).looks.Load() }
 
 // openCount is how many times handlers opened the file name.
-func openCount(name string) int64 {
-	if c, ok := opens.Load(name); ok {
+func openCount(name string) int64 { return countOf(&opens, name) }
+
+// statCount is how many times handlers looked at name by stat.
+func statCount(name string) int64 { return countOf(&statted, name) }
+
+func countOf(m *sync.Map, name string) int64 {
+	if c, ok := m.Load(name); ok {
 		return c.(*atomic.Int64).Load()
 	}
 	return 0

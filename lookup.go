@@ -76,7 +76,7 @@ type found struct {
 // never changes under this name. It is tried first: the file is cached
 // under its own name, the hashed one under none. With Options.CleanURLs, a
 // name that is nothing served (no file, no directory with an index page)
-// is the page name+".html" when there is one.
+// is the page name+".html" when there is one (findPage).
 func (h *Handler) find(w http.ResponseWriter, r *http.Request, name string) (found, error) {
 	var f found
 	f.zeroCopy, f.need = h.tx.need(w, r)
@@ -89,30 +89,66 @@ func (h *Handler) find(w http.ResponseWriter, r *http.Request, name string) (fou
 		f.t, f.name, f.hashed = t, orig, true
 		return f, nil
 	}
-	t, err := h.lookup(name, f.lookupNeed)
+	t, err := h.lookup(name, f.lookupNeed, h.opts.CleanURLs)
+	if err == nil && t.e != nil && t.e.page {
+		f.t, f.name, f.page = t, t.e.File, true // a page cached under name
+		return f, nil
+	}
 	f.t, f.name = t, name
-	nothing := err != nil && errorStatus(err) == http.StatusNotFound || err == nil && t.listing()
-	if nothing && h.opts.CleanURLs && name != "." && !strings.HasSuffix(name, htmlExt) {
-		// The page, looked up after name, whose failed lookup is not
-		// cached: a file or an index page that appears under name is
-		// served from the next request on.
-		pt, perr := h.lookup(name+htmlExt, f.lookupNeed)
-		if perr == nil && !pt.isDir() {
+	if h.opts.CleanURLs {
+		if pt, ok := h.findPage(name, t, err, f.lookupNeed); ok {
 			t.close()
 			f.t, f.name, f.page = pt, name+htmlExt, true
 			return f, nil
-		}
-		if perr == nil {
-			pt.close()
 		}
 	}
 	return f, err
 }
 
+// findPage looks for the page of name (Options.CleanURLs), whose lookup
+// gave t and err: name+".html", when name is nothing served.
+func (h *Handler) findPage(name string, t target, err error, need fdNeed) (target, bool) {
+	if name == "." || strings.HasSuffix(name, htmlExt) {
+		return target{}, false
+	}
+	var pt target
+	var perr error
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// Cached under name, standing on name and its compressed-only
+		// siblings being missing: a hit costs what the page's own does.
+		pt, perr = h.store.page(name, name+htmlExt, h.variants.codedNames(name))
+		if errors.Is(perr, fs.ErrNotExist) {
+			// A compressed-only page: not cached under name.
+			pt, perr = h.variants.onlyCoded(name+htmlExt, name+htmlExt, false)
+		}
+	case err == nil && t.listing():
+		// Not cached: a directory's index page that appears is served
+		// from the next request on. No event of this directory would
+		// tell the page's entry.
+		pt, perr = h.lookup(name+htmlExt, need, false)
+	default:
+		return target{}, false
+	}
+	if perr != nil {
+		return target{}, false
+	}
+	if pt.isDir() {
+		pt.close()
+		return target{}, false
+	}
+	return pt, true
+}
+
 // lookup is the store's lookup of name, and where the store finds no file,
 // or a directory without index page, a compressed-only one (compressedonly.go).
-func (h *Handler) lookup(name string, need fdNeed) (target, error) {
-	t, err := h.store.lookup(name, need)
+// With pages, a page cached under name is found too (store.lookupPage).
+func (h *Handler) lookup(name string, need fdNeed, pages bool) (target, error) {
+	lookup := h.store.lookup
+	if pages {
+		lookup = h.store.lookupPage
+	}
+	t, err := lookup(name, need)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		t, err = h.variants.onlyCoded(name, name, false)

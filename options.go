@@ -97,19 +97,24 @@ type Options struct {
 	//     the fast lane follow the same rule. HashName does not: it takes a
 	//     file's own name.
 	//
-	// The cost: such a request looks its own name up first, and that lookup
-	// is not cached, so that a file or directory created there is served by
-	// the next request.
+	// The cost, with New on Linux:
 	//
-	//   - With New on Linux, a page by its clean URL costs three system
-	//     calls where /a/b.html costs one: the failed openat2 of a/b and a
-	//     second epoll_wait. Beside a directory without an index it costs
-	//     nine (the directory is opened and its index.html looked for).
+	//   - A page found by its clean URL is cached under that URL. Its entry
+	//     stands on the name, and the name's compressed-only siblings, being
+	//     missing. File system events vouch for them, so a hit costs what a
+	//     hit of /a/b.html costs: one epoll_wait. A file that appears under
+	//     the name is served by the next request.
+	//   - A page asked for by both URLs is held in memory twice. Its
+	//     compressed variants are made and held once.
+	//   - Beside a directory without an index.html, the page is not cached
+	//     under the name. Each request looks the name up first: the
+	//     directory is opened, and its index.html and that file's
+	//     compressed-only siblings are looked for (13 system calls more).
+	//   - A compressed-only page is not cached under the name either.
+	//   - A name with neither costs its page's lookup too before its 404:
+	//     one openat2 more, and one stat more per precompressed coding.
 	//   - With NewFS, the fs.FS's Open of the name comes before the page's
-	//     check.
-	//   - A name with neither costs its page's lookup too before its 404
-	//     (two system calls more).
-	//   - Stats counts the name's cache miss and the page's hit.
+	//     check, until the page is cached.
 	CleanURLs bool
 
 	// MaxRanges is how many ranges one Range header may ask for. A header

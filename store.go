@@ -71,6 +71,17 @@ const indexPage = "index.html"
 // lookup finds what name refers to now. A cached entry is used only once
 // confirmed against the source (see confirm).
 func (s *store) lookup(name string, need fdNeed) (target, error) {
+	t, err := s.lookupPage(name, need)
+	if err == nil && t.e != nil && t.e.page {
+		// Its entry stands on name being missing, and was just confirmed.
+		t.close()
+		return target{}, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return t, err
+}
+
+// lookupPage is lookup, where a page cached under name (page) is found too.
+func (s *store) lookupPage(name string, need fdNeed) (target, error) {
 	if t, ok := s.cached(name, "", need); ok {
 		return t, nil
 	}
@@ -92,6 +103,31 @@ func (s *store) lookup(name string, need fdNeed) (target, error) {
 		f, info, file, dirIndex = fi, iinfo, index, true
 	}
 	return s.build(name, file, dirIndex, f, info, at, func(e *entry, head []byte) error { return s.describe(e, name, head) })
+}
+
+// page looks up file, the page served under key while key is missing
+// (Options.CleanURLs: about.html for about), and caches it under key. Its
+// entry stands on the names in absent being missing, key among them: a
+// file that appears there is served by the next request. lookupPage finds
+// it, and lookup does not.
+func (s *store) page(key, file string, absent []string) (target, error) {
+	f, info, at, err := s.src.Open(file)
+	if err != nil {
+		return target{}, err
+	}
+	if info.IsDir() {
+		f.Close()
+		return target{}, fs.ErrNotExist
+	}
+	return s.build(key, file, false, f, info, at, func(e *entry, head []byte) error {
+		e.page = true
+		for _, name := range absent {
+			e.Also = append(e.Also, source.Also{Name: name, Absent: true})
+		}
+		// Described as the file: its codings' keys are the file's, so a
+		// page and its file share their compressed variants.
+		return s.describe(e, file, head)
+	})
 }
 
 // sibling looks up file, next to orig, that holds it in coding c, cached

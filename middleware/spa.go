@@ -40,9 +40,9 @@ type SPAOptions struct {
 // With jaws.Options.CleanURLs a page (about.html for /about) is the
 // request's own file, served before any client route.
 //
-// A request the handler serves costs one lookup, as with h alone; a miss
-// costs a second, for the index or for h's 404 (and counts twice in
-// h.Stats().Requests). Typical uses:
+// A request the handler serves costs one lookup, as with h alone. A miss
+// costs a second, for the index or for h's 404, and counts twice in
+// h.Stats().Requests. CleanURLs adds the page's lookup to a miss. Typical uses:
 //
 //	r.Handle("/*", middleware.SPA(h, middleware.SPAOptions{})(nil))  // chi: owns what no other route takes
 //	r.With(middleware.SPA(h, opts)).NotFound(appNotFound)             // chi: misses to the app's 404
