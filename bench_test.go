@@ -381,19 +381,38 @@ func BenchmarkCompressedOnly(b *testing.B) {
 		{"plain/br", "/plain.js", "br"},
 		{"only/br", "/only.js", "br"},
 	} {
-		b.Run(tc.name, func(b *testing.B) {
-			r := httptest.NewRequest("GET", tc.path, nil)
-			if tc.accept != "" {
-				r.Header.Set("Accept-Encoding", tc.accept)
-			}
-			w := &testsite.Discard{H: http.Header{}}
-			h.ServeHTTP(w, r) // built
-			h.store.cache.sync()
-			b.ReportAllocs()
-			for b.Loop() {
-				clear(w.H)
-				h.ServeHTTP(w, r)
-			}
-		})
+		b.Run(tc.name, func(b *testing.B) { benchHits(b, h, tc.path, tc.accept) })
+	}
+}
+
+// BenchmarkCleanURLs: a hit of a page by its clean URL (Options.CleanURLs)
+// against a hit by its own name, from memory.
+func BenchmarkCleanURLs(b *testing.B) {
+	dir := b.TempDir()
+	must(b, os.WriteFile(filepath.Join(dir, "about.html"), hexText(4<<10, 1), 0o644))
+	h, err := New(dir, Options{CleanURLs: true})
+	must(b, err)
+	b.Cleanup(func() { h.Close() })
+	for _, tc := range []struct{ name, path string }{
+		{"own name", "/about.html"},
+		{"clean URL", "/about"},
+	} {
+		b.Run(tc.name, func(b *testing.B) { benchHits(b, h, tc.path, "") })
+	}
+}
+
+// benchHits measures h's hits of path, asked with accept, once built.
+func benchHits(b *testing.B, h *Handler, path, accept string) {
+	r := httptest.NewRequest("GET", path, nil)
+	if accept != "" {
+		r.Header.Set("Accept-Encoding", accept)
+	}
+	w := &testsite.Discard{H: http.Header{}}
+	h.ServeHTTP(w, r) // built
+	h.store.cache.sync()
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(w.H)
+		h.ServeHTTP(w, r)
 	}
 }
