@@ -226,11 +226,12 @@ func (v *variants) identityOf(ctx context.Context, e *entry) (target, error) {
 	}
 	var ve *entry
 	var err error
-	if only.whole && int64(len(only.prefix)) <= v.store.maxBody {
+	limit := v.decodeLimit(e)
+	if n := int64(len(only.prefix)); only.whole && n <= v.store.maxBody && n <= limit {
 		ve = newVariant(e, identity, only.prefix) // decoded already
 		representVariant(ve, e)
 	} else {
-		ve, err = v.decodeIdentity(ctx, e)
+		ve, err = v.decodeIdentity(ctx, e, limit)
 	}
 	switch {
 	case notAcceptable(err):
@@ -250,20 +251,30 @@ func (v *variants) identityOf(ctx context.Context, e *entry) (target, error) {
 	return target{e: ve}, nil
 }
 
-// decodeIdentity decodes e's primary sibling whole, within the bounds of
-// Compression: into memory when it fits CacheMaxFileSize, else into a
-// spill file.
-func (v *variants) decodeIdentity(ctx context.Context, e *entry) (*entry, error) {
+// decodeLimit is how many bytes e's identity may decode to, by the bounds
+// of Compression; negative, none. One larger than the spill files may ever
+// hold is refused as a bomb is: the budget would never let it in.
+func (v *variants) decodeLimit(e *entry) int64 {
+	limit := v.cfg.DecodeMaxSize
+	if r := int64(v.cfg.DecodeMaxRatio); r > 0 {
+		limit = min(limit, r*e.Info.Size()+decodeRatioSlack)
+	}
+	spillMax := v.spills.max
+	if spillMax < 0 {
+		spillMax = 0
+	}
+	return min(limit, max(v.store.maxBody, spillMax))
+}
+
+// decodeIdentity decodes e's primary sibling whole, up to limit bytes:
+// into memory when it fits CacheMaxFileSize, else into a spill file.
+func (v *variants) decodeIdentity(ctx context.Context, e *entry, limit int64) (*entry, error) {
 	only := e.vary.only
 	f, err := v.store.openVersion(e)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	limit := v.cfg.DecodeMaxSize
-	if r := int64(v.cfg.DecodeMaxRatio); r > 0 {
-		limit = min(limit, r*e.Info.Size()+decodeRatioSlack)
-	}
 	dec, done, err := newDecoder(only.primary, f)
 	if err != nil {
 		return nil, err
@@ -272,17 +283,17 @@ func (v *variants) decodeIdentity(ctx context.Context, e *entry) (*entry, error)
 	sum := sha256.New()
 	// Up to what memory holds, in memory; past it, to a spill file.
 	memMax := v.store.maxBody
-	head, err := readUpTo(ctx, dec, min(memMax, limit)+1)
+	head, err := readUpTo(ctx, dec, max(min(memMax, limit)+1, 0))
 	if err != nil {
 		return nil, decodeError(err)
+	}
+	if int64(len(head)) > limit {
+		return nil, &decodeRefused{limit}
 	}
 	if int64(len(head)) <= memMax {
 		ve := newVariant(e, identity, head)
 		representVariant(ve, e)
 		return ve, nil
-	}
-	if int64(len(head)) > limit {
-		return nil, &decodeRefused{limit}
 	}
 	return v.spills.write(ctx, e, head, dec, limit, sum)
 }
@@ -300,7 +311,7 @@ const decodeRatioSlack = 64 << 10
 type decodeRefused struct{ limit int64 }
 
 func (d *decodeRefused) Error() string {
-	return fmt.Sprintf("it decodes to more than %d bytes (Compression.DecodeMaxSize, DecodeMaxRatio)", d.limit)
+	return fmt.Sprintf("it decodes to more than %d bytes (Compression.DecodeMaxSize, DecodeMaxRatio, SpillMaxBytes)", d.limit)
 }
 
 // notAcceptable reports whether err refuses a representation the client

@@ -341,19 +341,27 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 func TestCompressedOnlyBombs(t *testing.T) {
 	t.Parallel()
 	zeros := make([]byte, 8<<20)
+	text := hexText(600<<10, 1)
 	tests := []struct {
-		name   string
-		file   []byte // what the sibling decodes to
-		c      coding
-		opts   Compression
-		status int
+		name     string
+		file     []byte // what the sibling decodes to
+		c        coding
+		opts     Compression
+		cacheMax int64  // Options.CacheMaxFileSize
+		other    []byte // another compressed-only file's identity, made first
+		status   int
 	}{
-		{"ratio", zeros, brotliCoding, Compression{}, 406},
-		{"ratio, gzip", zeros, gzipCoding, Compression{}, 406},
-		{"size", hexText(600<<10, 1), zstdCoding, Compression{DecodeMaxSize: 512 << 10}, 406},
-		{"within both", hexText(600<<10, 1), zstdCoding, Compression{}, 200},
-		{"no spill files", hexText(600<<10, 1), gzipCoding, Compression{SpillMaxBytes: -1}, 406},
-		{"spill budget used", hexText(600<<10, 1), gzipCoding, Compression{SpillMaxBytes: 100 << 10}, 503},
+		{"ratio", zeros, brotliCoding, Compression{}, 0, nil, 406},
+		{"ratio, gzip", zeros, gzipCoding, Compression{}, 0, nil, 406},
+		{"ratio, memory holds more", zeros, brotliCoding, Compression{}, 16 << 20, nil, 406},
+		{"size", text, zstdCoding, Compression{DecodeMaxSize: 512 << 10}, 0, nil, 406},
+		{"size, memory holds more", text, zstdCoding, Compression{DecodeMaxSize: 512 << 10}, 1 << 20, nil, 406},
+		{"size, small", hexText(4<<10, 1), zstdCoding, Compression{DecodeMaxSize: 1 << 10}, 0, nil, 406},
+		{"no identity", hexText(4<<10, 1), gzipCoding, Compression{DecodeMaxSize: -1}, 0, nil, 406},
+		{"within both", text, zstdCoding, Compression{}, 0, nil, 200},
+		{"no spill files", text, gzipCoding, Compression{SpillMaxBytes: -1}, 0, nil, 406},
+		{"larger than the spill budget", text, gzipCoding, Compression{SpillMaxBytes: 100 << 10}, 0, nil, 406},
+		{"spill budget used", text, gzipCoding, Compression{SpillMaxBytes: 1 << 20}, 0, hexText(600<<10, 2), 503},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -361,13 +369,22 @@ func TestCompressedOnlyBombs(t *testing.T) {
 			dir := tempDir(t)
 			stored := encodeAs(tc.c, tc.file, "")
 			must(t, os.WriteFile(filepath.Join(dir, "x.json"+codingExts[tc.c]), stored, 0o644))
+			if tc.other != nil {
+				must(t, os.WriteFile(filepath.Join(dir, "y.json.gz"), encodeAs(gzipCoding, tc.other, ""), 0o644))
+			}
 			o := tc.opts
 			o.SpillDir = testsite.TempDir(t)
 			hook := func(_ string, hdr http.Header) { hdr.Set("X-File", "x.json") }
-			h := newTestHandler(t, dir, Options{Compression: o, Header: hook, ErrorLog: log.New(io.Discard, "", 0)})
+			h := newTestHandler(t, dir, Options{Compression: o, Header: hook, CacheMaxFileSize: tc.cacheMax,
+				ErrorLog: log.New(io.Discard, "", 0)})
+			if tc.other != nil {
+				if w := testsite.Serve(h, "GET", "/y.json"); w.Code != 200 || !bytes.Equal(w.Body.Bytes(), tc.other) {
+					t.Fatalf("the other file: %d, %d bytes", w.Code, w.Body.Len())
+				}
+			}
 			w := testsite.Serve(h, "GET", "/x.json")
 			if w.Code != tc.status {
-				t.Fatalf("identity: %d, want %d", w.Code, tc.status)
+				t.Fatalf("identity: %d (%d bytes), want %d", w.Code, w.Body.Len(), tc.status)
 			}
 			// Options.Header's fields are the file's answer's, not an error's.
 			if got, want := w.Header().Get("X-File") != "", tc.status == 200; got != want {
@@ -375,6 +392,9 @@ func TestCompressedOnlyBombs(t *testing.T) {
 			}
 			if tc.status == 503 && w.Header().Get("Retry-After") == "" {
 				t.Errorf("503 without Retry-After")
+			}
+			if tc.status == 200 && !bytes.Equal(w.Body.Bytes(), tc.file) {
+				t.Errorf("identity: %d bytes, not the file's", w.Body.Len())
 			}
 			w = testsite.Serve(h, "GET", "/x.json", "Accept-Encoding", tc.c.String())
 			if w.Code != 200 || !bytes.Equal(w.Body.Bytes(), stored) {

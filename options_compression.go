@@ -166,6 +166,7 @@ type Compression struct {
 
 	// DecodeMaxSize bounds, in bytes, the file jaws decodes from a
 	// compressed-only file's sibling. 0 means the default, 256 MiB.
+	// Negative means none is decoded: only the stored codings are served.
 	//
 	// A compressed-only file is one shipped only as siblings ("app.js.br",
 	// "app.js.gz", no "app.js"). A client that accepts a sibling's coding
@@ -181,6 +182,7 @@ type Compression struct {
 	// DecodeMaxRatio bounds a compressed-only file's identity to this many
 	// times its sibling's size, plus 64 KiB. Web text compresses 3 to 20
 	// times, a decompression bomb thousands. 0 means the default, 200.
+	// Negative means no bound by ratio: DecodeMaxSize alone.
 	DecodeMaxRatio int
 
 	// SpillDir is the directory for a compressed-only file's identity when
@@ -197,9 +199,10 @@ type Compression struct {
 	// SpillMaxBytes bounds, in bytes, the disk all spill files take
 	// together. 0 means the default, 1 GiB. A request whose identity would
 	// take them past it gets 503 Service Unavailable with Retry-After,
-	// until files leave the cache. Negative means no spill files: a client
-	// that takes no stored coding gets 406 for a compressed-only file
-	// larger than CacheMaxFileSize.
+	// until files leave the cache. An identity larger than SpillMaxBytes
+	// itself gets 406, as a bomb does. Negative means no spill files: a
+	// client that takes no stored coding gets 406 for a compressed-only
+	// file larger than CacheMaxFileSize.
 	SpillMaxBytes int64
 
 	// VersionedNames marks more names as versioned, for builds whose

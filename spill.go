@@ -30,9 +30,6 @@ var errSpillFull = errors.New("jaws: the spill files' budget (Compression.SpillM
 // write writes head, then the rest of r, up to limit bytes in all, to a
 // new spill file, and returns the identity entry of e it holds.
 func (sp *spills) write(ctx context.Context, e *entry, head []byte, r io.Reader, limit int64, sum hash.Hash) (*entry, error) {
-	if sp.max < 0 {
-		return nil, &decodeRefused{int64(len(head)) - 1}
-	}
 	f, err := createSpill(sp.dir)
 	if err != nil {
 		return nil, err
@@ -45,7 +42,7 @@ func (sp *spills) write(ctx context.Context, e *entry, head []byte, r io.Reader,
 			sp.used.Add(-reserved)
 		}
 	}()
-	w := &budgetWriter{f: f, sp: sp, reserved: &reserved, sum: sum}
+	w := &budgetWriter{f: f, sp: sp, reserved: &reserved, sum: sum, limit: limit}
 	if _, err := w.Write(head); err != nil {
 		return nil, err
 	}
@@ -54,16 +51,14 @@ func (sp *spills) write(ctx context.Context, e *entry, head []byte, r io.Reader,
 			return nil, err
 		}
 		n, err := io.CopyN(w, r, 1<<20)
-		if w.n > limit {
-			return nil, &decodeRefused{limit}
-		}
 		if err == io.EOF || err == nil && n == 0 {
 			break
 		}
+		var refused *decodeRefused
+		if errors.Is(err, errSpillFull) || errors.As(err, &refused) {
+			return nil, err
+		}
 		if err != nil {
-			if errors.Is(err, errSpillFull) {
-				return nil, err
-			}
 			return nil, decodeError(err)
 		}
 	}
@@ -97,16 +92,20 @@ type spillInfo struct {
 
 func (s spillInfo) ModTime() time.Time { return s.mod }
 
-// budgetWriter writes to a spill file, taking its bytes from the budget.
+// budgetWriter writes to a spill file, up to limit bytes, taking them from
+// the budget.
 type budgetWriter struct {
 	f        *os.File
 	sp       *spills
 	reserved *int64
 	sum      hash.Hash
-	n        int64
+	n, limit int64
 }
 
 func (w *budgetWriter) Write(p []byte) (int, error) {
+	if w.n+int64(len(p)) > w.limit {
+		return 0, &decodeRefused{w.limit} // first: a bomb is refused for good, not for now
+	}
 	if w.sp.used.Add(int64(len(p))) > w.sp.max {
 		w.sp.used.Add(-int64(len(p)))
 		return 0, errSpillFull
