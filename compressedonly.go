@@ -200,15 +200,15 @@ func (v *variants) identityOf(ctx context.Context, e *entry) (target, error) {
 	if ve := only.mem.Load(); ve != nil {
 		return target{e: ve}, nil // a hit: no second cache lookup
 	}
+	if se := only.spill.Load(); se != nil {
+		return target{e: se}, nil // nor for a spilled one
+	}
 	key := e.vary.keys[identity]
 	if f := only.fail.Load(); f != nil {
 		return target{}, f.err
 	}
 	if ve := v.store.variant(key, e); ve != nil {
 		return target{e: ve}, nil
-	}
-	if se := only.spill.Load(); se != nil {
-		return target{e: se}, nil
 	}
 	only.mu.Lock()
 	defer only.mu.Unlock()

@@ -404,6 +404,34 @@ func TestCompressedOnlyBombs(t *testing.T) {
 	}
 }
 
+// TestCompressedOnlySpilledHit: a hit of an identity in a spill file is
+// one cache lookup, the index's: it counts no cache miss and opens
+// nothing.
+func TestCompressedOnlySpilledHit(t *testing.T) {
+	t.Parallel()
+	site := newOnlySite(t)
+	h := newTestHandler(t, site.root, Options{Compression: Compression{SpillDir: testsite.TempDir(t)}})
+	get := func() {
+		t.Helper()
+		w := testsite.Serve(h, "GET", "/big.js")
+		if w.Code != 200 || !bytes.Equal(w.Body.Bytes(), site.files["big.js"]) {
+			t.Fatalf("%d, %d bytes", w.Code, w.Body.Len())
+		}
+	}
+	get()
+	h.store.cache.sync()
+	st, opened := h.Stats(), openCount("big.js.br")
+	for range 3 {
+		get()
+	}
+	if n := h.Stats().CacheMisses - st.CacheMisses; n != 0 {
+		t.Errorf("3 hits of a spilled identity counted %d cache misses, want none", n)
+	}
+	if n := openCount("big.js.br") - opened; n != 0 {
+		t.Errorf("3 hits of a spilled identity opened its sibling %d times", n)
+	}
+}
+
 // TestCompressedOnlyIdentityInCache: the index holds the identity it made
 // in memory only while the cache keeps it, so the cache's budget counts
 // every byte a compressed-only file holds. Evicted, it is made again.

@@ -124,7 +124,7 @@ func (s *store) acquire(t *target, shared bool) error {
 // hit does not pay.
 func (s *store) holdsVersion(t *target) bool {
 	e := t.e
-	return e == nil || e.body != nil || e.sf == nil || e.sf.holds(e)
+	return e == nil || e.body != nil || e.sf == nil || e.spilled || e.sf.holds(e)
 }
 
 // own gives t a descriptor whose offset is its own, for a request that has
@@ -152,7 +152,7 @@ func (s *store) own(t *target) error {
 // is still open and still holds the entry's version.
 func (s *store) acquireShared(t *target) {
 	if sf := t.e.sf; sf != nil && sf.acquire() {
-		if sf.holds(t.e) {
+		if t.e.spilled || sf.holds(t.e) { // a spill file is jaws's: nothing else writes it
 			t.sf = sf
 		} else {
 			sf.release()
