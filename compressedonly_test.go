@@ -432,6 +432,23 @@ func TestCompressedOnlySpilledHit(t *testing.T) {
 	}
 }
 
+// TestCompressedOnlyIndexCost: the cache counts the decoded prefix a
+// compressed-only file's index holds.
+func TestCompressedOnlyIndexCost(t *testing.T) {
+	t.Parallel()
+	site := newOnlySite(t)
+	h := newTestHandler(t, site.root, Options{})
+	testsite.Serve(h, "GET", "/big.js", "Accept-Encoding", "br")
+	h.store.cache.sync()
+	e := h.store.cache.get("big.js")
+	if e == nil || e.vary.only == nil {
+		t.Fatal("no index entry cached for big.js")
+	}
+	if held, cost := len(e.vary.only.prefix), e.cost("big.js"); held == 0 || cost < int64(held) {
+		t.Errorf("the index holds %d decoded bytes and costs %d", held, cost)
+	}
+}
+
 // TestCompressedOnlyIdentityInCache: the index holds the identity it made
 // in memory only while the cache keeps it, so the cache's budget counts
 // every byte a compressed-only file holds. Evicted, it is made again.
@@ -502,6 +519,24 @@ func TestCompressedOnlyUndecodablePrimary(t *testing.T) {
 			}
 		})
 	}
+	// Nothing can check another sibling against a primary that does not
+	// decode, so it is not served. Of two as new, zstd is primary.
+	t.Run("another sibling", func(t *testing.T) {
+		t.Parallel()
+		dir := tempDir(t)
+		mtime := time.Now().Add(-time.Hour).Truncate(time.Second)
+		for name, data := range map[string][]byte{
+			"x.json.gz":  encodeAs(gzipCoding, []byte("other content"), ""),
+			"x.json.zst": zstdWideFrame(hexText(4000, 1), 24),
+		} {
+			must(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
+			must(t, os.Chtimes(filepath.Join(dir, name), mtime, mtime))
+		}
+		h := newTestHandler(t, dir, Options{ErrorLog: log.New(io.Discard, "", 0)})
+		if w := testsite.Serve(h, "GET", "/x.json", "Accept-Encoding", "gzip"); w.Code != 406 {
+			t.Errorf("in gzip: %d, Content-Encoding %q; want 406", w.Code, w.Header().Get("Content-Encoding"))
+		}
+	})
 }
 
 // TestCompressedOnlySpillFiles: spill files leave nothing in SpillDir, take

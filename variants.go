@@ -69,6 +69,9 @@ func (vs *variantState) cost() int {
 	for c := range vs.keys {
 		n += len(vs.keys[c]) + len(vs.files[c])
 	}
+	if vs.only != nil {
+		n += cap(vs.only.prefix) // up to 64 KiB decoded, for checks and small identities
+	}
 	return n
 }
 
