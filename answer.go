@@ -40,8 +40,7 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, f *found, o
 		// else one of the request's own, where net/http can use sendfile.
 		resp.zeroCopy = f.zeroCopy && !resp.transformed && h.tx.zeroCopySize(w, resp.length) && h.tx.zeroCopyAllowed(w, r)
 		if err := h.store.acquire(t, resp.zeroCopy); err != nil {
-			dropFields(w.Header(), f.fields)
-			h.fail(w, err)
+			h.failFound(w, f, err)
 			return unsent{}
 		}
 	}

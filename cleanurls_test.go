@@ -181,6 +181,17 @@ func TestCleanURLsListing(t *testing.T) {
 	}
 }
 
+// TestCleanURLsRoot: the root without an index.html has no page: "/"
+// never serves "..html", a hidden name.
+func TestCleanURLsRoot(t *testing.T) {
+	t.Parallel()
+	s := testsite.New(t).File("..html", []byte("hidden")).File("a.txt", []byte("a"))
+	h := newHandler(t, s.Root, jaws.Options{CleanURLs: true, ServeDotFiles: true})
+	if w := testsite.Serve(h, "GET", "/"); w.Code != 404 {
+		t.Errorf("GET /: %d %q (Location %q), want 404", w.Code, w.Body.String(), w.Header().Get("Location"))
+	}
+}
+
 // TestCleanURLsServeFile: ServeFile follows CleanURLs, and redirects
 // nothing: a trailing slash or an index page's clean name is served.
 func TestCleanURLsServeFile(t *testing.T) {

@@ -68,9 +68,8 @@
 // # Differences from http.FileServer
 //
 // The handler behaves like http.FileServer where the standard library is
-// right: index.html for directories, canonical redirects, Content-Type from
-// the extension or sniffed, ranges, conditional requests, HEAD, and the
-// "404 page not found" body. It is stricter where the standard library is
+// right: index.html for directories, canonical redirects, ranges,
+// conditional requests, HEAD, and the "404 page not found" body. It is stricter where the standard library is
 // not. The repository's README.md, "How it differs from http.FileServer",
 // lists how.
 //
@@ -85,9 +84,10 @@
 //
 // # Validators and freshness
 //
-// Every file gets a strong ETag: its content's for a file served from
-// memory, and one made from its size and mtime, which costs no read, for a
-// larger one. A request that starts after a change to a file completed
+// A file gets a strong ETag: its content's for a file served from memory,
+// and one made from its size and mtime, which costs no read, for a larger
+// one. A larger file with no mtime (an fs.FS such as fstest.MapFS) gets
+// none. A request that starts after a change to a file completed
 // sees it. On Linux, file system events vouch for a cached file
 // where they can, at the cost of one non-blocking epoll_wait per request.
 // Elsewhere one stat per request does, and Options.Revalidate trades it

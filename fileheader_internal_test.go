@@ -3,12 +3,18 @@ package jaws
 import (
 	"bytes"
 	"errors"
+	"io"
+	"io/fs"
 	"log"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
+	"testing/fstest"
+	"time"
 
 	"github.com/jaws-go/jaws/internal/testsite"
 )
@@ -185,5 +191,45 @@ func TestHeaderHookHitAllocations(t *testing.T) {
 				t.Errorf("header %v: want the hook's fields, Content-Encoding %q", hdr, accept)
 			}
 		})
+	}
+}
+
+// failingFS fails every Open of name once fail is set.
+type failingFS struct {
+	fstest.MapFS
+	name string
+	fail atomic.Bool
+}
+
+func (f *failingFS) Open(name string) (fs.File, error) {
+	if name == f.name && f.fail.Load() {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EIO}
+	}
+	return f.MapFS.Open(name)
+}
+
+// TestHeaderHookNotOnErrors: a file whose bytes cannot be read once its
+// entry was found is a 500 without the hook's fields: they are the file's
+// answer's, not an error's.
+func TestHeaderHookNotOnErrors(t *testing.T) {
+	t.Parallel()
+	fsys := &failingFS{MapFS: fstest.MapFS{"big.bin": {Data: testsite.Random(256<<10, 1), ModTime: time.Now()}}, name: "big.bin"}
+	h, err := NewFS(fsys, Options{
+		Header:   func(_ string, hdr http.Header) { hdr.Set("X-File", "yes") },
+		ErrorLog: log.New(io.Discard, "", 0),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	if w := testsite.Serve(h, "GET", "/big.bin"); w.Code != 200 || w.Header().Get("X-File") != "yes" {
+		t.Fatalf("first: %d, X-File %q; want 200 with the field", w.Code, w.Header().Get("X-File"))
+	}
+	h.store.cache.sync()
+	fsys.fail.Store(true) // found, and then not read
+	// Asked with a coding, the lookup takes no descriptor: the answer does.
+	w := testsite.Serve(h, "GET", "/big.bin", "Accept-Encoding", "gzip")
+	if w.Code != 500 || w.Header().Get("X-File") != "" {
+		t.Errorf("unreadable: %d, X-File %q; want 500 without it", w.Code, w.Header().Get("X-File"))
 	}
 }

@@ -56,8 +56,8 @@ import (
 // files a digest sibling ("video.mp4.sha256", sha256sum's output; see the
 // package documentation): their hash is then known whenever their entry is
 // built, and neither HashName nor any request reads them. A file shipped
-// compressed only (Compression.DecodeMaxSize) has a hash only when it
-// decodes to 64 KiB or less: for a larger one HashName is an error.
+// compressed only has a hash only when it decodes to 64 KiB or less: for a
+// larger one HashName is an error.
 func (h *Handler) HashName(name string) (string, error) {
 	e, err := h.hashTarget(name)
 	if err != nil {

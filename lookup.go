@@ -206,8 +206,7 @@ func (h *Handler) serveFound(w http.ResponseWriter, r *http.Request, f *found) u
 		// or a handler in front that encodes (compressedonly.go).
 		v, err := h.variants.identityOf(r.Context(), f.t.e)
 		if err != nil {
-			dropFields(w.Header(), f.fields) // an error is not the file's answer
-			h.fail(w, err)
+			h.failFound(w, f, err)
 			return unsent{}
 		}
 		f.t.close()
@@ -229,6 +228,14 @@ func (h *Handler) serveFound(w http.ResponseWriter, r *http.Request, f *found) u
 		addFields(w.Header(), f.fields)
 	}
 	return h.serveEntry(w, r, f, outerEncoded, &d)
+}
+
+// failFound answers err for f, a file found that cannot be served after
+// all. Options.Header's fields go: they are the file's answer's, not an
+// error's.
+func (h *Handler) failFound(w http.ResponseWriter, f *found, err error) {
+	dropFields(w.Header(), f.fields)
+	h.fail(w, err)
 }
 
 // localRedirect redirects with a relative Location, as http.FileServer does,

@@ -199,12 +199,11 @@ type Options struct {
 	//
 	// So it runs once per version of a file the cache keeps: not per
 	// request, and not per coding. What it sets is checked then and kept
-	// with the entry, counted against CacheMaxBytes, so a hit allocates
-	// nothing for it.
+	// with the entry, so a hit allocates nothing for it.
 	//
-	// It runs on the goroutine of the request that builds the entry, while
-	// other requests for that file wait, and for several files at once.
-	// Keep it fast and safe for concurrent use. If it panics, that request
+	// It runs on the goroutine of the request that builds the entry. Other
+	// requests for that file wait. It may run for several files at once:
+	// keep it fast and safe for concurrent use. If it panics, that request
 	// gets a 500, logged in ErrorLog, and no entry is kept: the next
 	// request asks again.
 	//
@@ -227,7 +226,8 @@ type Options struct {
 	//   - fields that describe the bytes sent, which differ by coding and
 	//     range: Content-Digest, Digest, Content-MD5;
 	//   - a name that is not a token;
-	//   - a field with a control character (CR, LF, NUL) in a value.
+	//   - a field with a control character in a value (any but HTAB, and
+	//     DEL).
 	//
 	// Names are taken in any case and sent canonical
 	// (http.CanonicalHeaderKey).

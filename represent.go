@@ -214,7 +214,7 @@ func isExtension(ext string) bool {
 // media type with a subtype (RFC 9110 §8.3.1), or a control byte, which
 // must not reach a header.
 func checkContentType(typ string) error {
-	if strings.ContainsFunc(typ, func(r rune) bool { return (r < ' ' && r != '\t') || r == 0x7f }) {
+	if !validFieldValue(typ) {
 		return errors.New("a control character")
 	}
 	mt, _, err := mime.ParseMediaType(typ)
