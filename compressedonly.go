@@ -104,7 +104,7 @@ func (v *variants) codedSiblings(file string) (p codedSibling, also []source.Als
 	var sibs []codedSibling
 	primary := -1
 	for _, c := range v.codings {
-		info, err := v.store.src.Stat(file + codingExts[c])
+		info, err := v.store.stat(file + codingExts[c])
 		if err != nil || !info.Mode().IsRegular() {
 			continue
 		}

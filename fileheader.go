@@ -160,18 +160,6 @@ func refusedField(key string, vals []string) string {
 	return ""
 }
 
-// validFieldValue reports whether v holds no control character but HTAB
-// (RFC 9110 §5.5: field-content is visible characters, SP, HTAB and
-// obs-text), as net/http's httpguts.ValidHeaderFieldValue.
-func validFieldValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
 // addFields adds fields to hdr where hdr has no field of the same name: a
 // handler in front of jaws set it for this request, and its value wins.
 // The values are the entry's own, shared by its responses.

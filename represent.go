@@ -226,3 +226,15 @@ func checkContentType(typ string) error {
 	}
 	return nil
 }
+
+// validFieldValue reports whether v holds no control character but HTAB
+// (RFC 9110 §5.5: field-content is visible characters, SP, HTAB and
+// obs-text), as net/http's httpguts.ValidHeaderFieldValue.
+func validFieldValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}

@@ -119,7 +119,7 @@ func (v *variants) relook(e *entry, p *siblingChecks, c coding, now int64) bool 
 	if v.store.immutable() || now-last < int64(staleRelook) || !p.looked[c].CompareAndSwap(last, now) {
 		return false
 	}
-	info, err := v.store.siblingInfo(v.siblingFile(e, c))
+	info, err := v.store.stat(v.siblingFile(e, c))
 	if err != nil || !info.Mode().IsRegular() || p.last[c].Load().of(info, source.VersionOf(info)) {
 		return false
 	}

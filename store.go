@@ -35,6 +35,7 @@ type store struct {
 	describe  func(e *entry, name string, head []byte) error
 	log       *log.Logger
 	fixed     sync.Map        // entries of an immutable source, by key
+	fixedSrc  bool            // src.Immutable(), asked once: every hit reads it
 	sweeper   *source.Sweeper // lets go of descriptors of files no longer served
 	hashes    hashTable       // hashes HashName read, past their entries (hashes.go)
 }
@@ -46,7 +47,8 @@ type store struct {
 // store); an error it returns is the lookup's, and the entry is not kept.
 func newStore(src source.Source, c *cache, maxBody, sharedMin int64, logger *log.Logger, sw *source.Sweeper,
 	describe func(e *entry, name string, head []byte) error) *store {
-	s := &store{src: src, cache: c, maxBody: maxBody, sharedMin: sharedMin, describe: describe, log: logger, sweeper: sw}
+	s := &store{src: src, cache: c, maxBody: maxBody, sharedMin: sharedMin, describe: describe, log: logger, sweeper: sw,
+		fixedSrc: src.Immutable()}
 	gone := func(e *entry) bool { return !e.spilled && src.Gone(&e.Ref, e.sf.f) }
 	sw.Add(func(int64) bool { return c.sweep(gone) })
 	return s
@@ -54,7 +56,7 @@ func newStore(src source.Source, c *cache, maxBody, sharedMin int64, logger *log
 
 // immutable reports whether the source's files never change: entries live
 // in fixed, and the cache is not asked.
-func (s *store) immutable() bool { return s.src.Immutable() }
+func (s *store) immutable() bool { return s.fixedSrc }
 
 func (s *store) close() error {
 	s.sweeper.Stop()
@@ -151,12 +153,6 @@ func (s *store) sibling(key, file string, orig *entry, c coding, need fdNeed, fi
 		finish(v)
 		return nil
 	})
-}
-
-// siblingInfo is the metadata of file, a sibling, as sibling would find
-// it.
-func (s *store) siblingInfo(file string) (fs.FileInfo, error) {
-	return s.src.Stat(file)
 }
 
 // variant returns the variant of orig cached under key, if it was made

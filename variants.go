@@ -83,7 +83,7 @@ func (v *variants) describe(e *entry, name string) {
 	if !v.cfg.DisablePrecompressed {
 		for _, c := range v.codings {
 			file := v.siblingFile(e, c)
-			info, err := v.store.siblingInfo(file)
+			info, err := v.store.stat(file)
 			switch {
 			case err != nil || !info.Mode().IsRegular():
 			case info.ModTime().Before(e.Info.ModTime()):

@@ -191,8 +191,10 @@ func (d *dirSource) Fresh(e *Ref, _ []byte, clock func() int64) bool {
 	}
 	// A new token at most every rearmEvery: taking one costs system
 	// calls of its own.
-	if now := clock(); same && d.watch != nil && (old == nil || now-old.taken >= int64(rearmEvery)) {
-		e.watched.Store(d.cover(e, now))
+	if same && d.watch != nil {
+		if now := clock(); old == nil || now-old.taken >= int64(rearmEvery) {
+			e.watched.Store(d.cover(e, now))
+		}
 	}
 	return same
 }

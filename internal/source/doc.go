@@ -46,16 +46,16 @@
 // network and user-space file systems, and times when no watch is to be
 // had or events were lost.
 //
-// Descriptors of deleted files are let go within a second:
+// Descriptors of deleted files are let go within two seconds:
 //
 //   - Gone reports a descriptor of a file deleted or renamed over, or of a
 //     retired tree.
 //   - The Sweeper runs a second after a Kick, and every second while a job
 //     has more to do.
-//   - So its user closes such a descriptor within a second of the change,
-//     once the transfers reading it end, whether the name is asked for
-//     again or not.
-//   - A retired tree is closed a second after it was retired.
+//   - So its user closes such a descriptor within two seconds of the
+//     change, once the transfers reading it end, whether the name is asked
+//     for again or not.
+//   - A retired tree is closed one to two seconds after it was retired.
 //
 // A stat cannot tell one change: a write in place that was still copying
 // its bytes while they were read, under the new size and times. With
@@ -86,7 +86,7 @@
 //     its file has no link left.
 //   - Other Unix systems: as macOS, but every name is checked by its
 //     directories' names.
-//   - Other systems (Plan 9, WebAssembly): as other Unix systems, but no
+//   - Other systems (WebAssembly): as other Unix systems, but no
 //     descriptor is known to be gone. It is let go when its ref is.
 //   - An fs.FS (NewFS): an embed.FS never changes (Immutable) and is never
 //     confirmed. Any other is confirmed by a stat per Fresh. A file with no

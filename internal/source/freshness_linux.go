@@ -40,8 +40,8 @@ func versionOfStat(st *unix.Stat_t) Version {
 }
 
 // statDir is a tree's directory opened a second time, so a cache hit can be
-// confirmed with one fstatat and no allocation; os.Root.Stat opens every
-// directory on the way and builds a FileInfo.
+// confirmed with one fstatat and no FileInfo; os.Root.Stat opens every
+// directory on the way and builds one.
 //
 // fstatat follows symlinks and may leave the root, which is harmless here:
 // its result is only compared with the version of a file that was opened
