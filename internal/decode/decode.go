@@ -14,9 +14,9 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// zstdWindow is the largest window an HTTP zstd decoder must accept (RFC
-// 9659 §3); browsers refuse larger ones, so a test should too.
-const zstdWindow = 8 << 20
+// ZstdWindow is the largest window an HTTP zstd decoder must accept (RFC
+// 9659 §3). Browsers refuse larger ones, so a test should too.
+const ZstdWindow = 8 << 20
 
 // Body returns b decoded from the content coding enc ("" for none).
 func Body(enc string, b []byte) ([]byte, error) {
@@ -41,7 +41,7 @@ func Body(enc string, b []byte) ([]byte, error) {
 			r = z
 		}
 	case "zstd":
-		d, err := zstd.NewReader(nil, zstd.WithDecoderMaxWindow(zstdWindow))
+		d, err := zstd.NewReader(nil, zstd.WithDecoderMaxWindow(ZstdWindow))
 		if err != nil {
 			return nil, err
 		}

@@ -2,7 +2,8 @@
 // output directory (Vite's dist/, say) to a new directory in which every
 // file that compresses well is there only as its precompressed siblings,
 // NAME.br, NAME.zst and NAME.gz, and NAME itself is not. jaws serves such a
-// file under its own name (compressed-only files, in the package doc). The
+// file under its own name (docs/compression.md, "Files shipped compressed
+// only"). The
 // example's compressed-only site, example/site-compressed/, is made by it
 // (example/vite/build.sh):
 //
@@ -301,17 +302,11 @@ func encodeBrotli(data []byte) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
-// zstdWindow is the largest window a browser's zstd decoder takes (RFC
-// 9659 §3); jaws refuses a sibling that needs more.
-const zstdWindow = 8 << 20
-
+// encodeZstd compresses data within the window a browser's decoder takes
+// (decode.ZstdWindow), whatever its size.
 func encodeZstd(data []byte) ([]byte, error) {
-	if len(data) > zstdWindow {
-		// One frame of a larger input may ask for a larger window.
-		return nil, fmt.Errorf("%d bytes: larger than zstd's window for HTTP (%d)", len(data), zstdWindow)
-	}
 	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
-		zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(zstdWindow))
+		zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(decode.ZstdWindow))
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/jaws-go/jaws/internal/decode"
 )
 
 // committed is the example's compressed-only site, which this command made
@@ -174,6 +176,21 @@ func TestDeterministic(t *testing.T) {
 	}
 	if !maps.EqualFunc(a, b, bytes.Equal) {
 		t.Error("two runs over one build wrote different bytes")
+	}
+}
+
+// TestZstdLarge: a file larger than zstd's window for HTTP is compressed
+// within it, and decodes under the window a browser takes.
+func TestZstdLarge(t *testing.T) {
+	t.Parallel()
+	data := text(decode.ZstdWindow + 1<<20)
+	z, err := encodeZstd(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decode.Body("zstd", z)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("decodes to %d bytes, %v; want the %d bytes", len(got), err, len(data))
 	}
 }
 
