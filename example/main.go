@@ -84,7 +84,7 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	flags := flag.NewFlagSet("example", flag.ContinueOnError)
 	flags.SetOutput(stderr)
-	root := flags.String("root", "", "directory to serve at / as the site, such as a bundler's dist/ (default: the built-in demo site)")
+	root := flags.String("root", "", "directory to serve at / as the site, such as a bundler's dist/ (default: "+demoSite+")")
 	addr := flags.String("addr", defaultAddr, "`host:port` to listen on; port 0 picks a free port")
 	logRequests := flags.Bool("log", false, "log every request to stderr")
 	fastLane := flags.Bool("fastlane", false, "answer requests for the site's files on jaws's fast lane, beside net/http (jaws.Handler.FastLane)")

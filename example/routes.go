@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"io/fs"
 	"log"
 	"net/http"
@@ -89,13 +88,7 @@ const apiCompressMinSize = 1 << 10
 // statsHandler answers with h.Stats() as indented JSON.
 func statsHandler(h *jaws.Handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		body, err := json.MarshalIndent(h.Stats(), "", "  ")
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
-		w.Write(append(body, '\n'))
+		writeJSON(w, http.StatusOK, h.Stats())
 	}
 }
