@@ -53,7 +53,6 @@ type siteCell struct {
 	meanBytes float64            // file bytes per request made, in the last round
 	most      float64            // the most CPUs other processes used in a round
 	retried   int                // rounds repeated for being disturbed
-	samples   int                // rounds
 	paths     [4]float64         // jaws: memory, zero-copy, fallback, fast lane responses, all rounds
 }
 
@@ -189,7 +188,6 @@ func (s *siteSet) cellFor(k siteKey, servers map[string]bool) *siteCell {
 
 // addRound adds a round's requests/s, latencies, errors and disturbance.
 func (c *siteCell) addRound(v map[string]float64) {
-	c.samples++
 	c.rps = append(c.rps, v["rps"])
 	c.conns = max(c.conns, int(v["conns"]))
 	c.p50 = append(c.p50, v["p50_us"])
