@@ -84,7 +84,7 @@ func (h *Handler) serveErrorText(w http.ResponseWriter, code int, text string) {
 // (Options.Header): the program's fault, a 500, logged.
 var errHook = errors.New("panic in Options.Header")
 
-// errorStatus maps a resolution error to a status and a body that reveals
+// errorStatus maps a resolution error to a status that reveals
 // nothing about the file system. Escapes from the root, loops, bad names and
 // special files all look like absent files: each is "nothing to serve here".
 // Running out of descriptors (EMFILE for the process, ENFILE for the system)

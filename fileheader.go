@@ -3,10 +3,10 @@ package jaws
 import (
 	"fmt"
 	"log"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
-	"sync/atomic"
 )
 
 // Options.Header: the response fields an application gives each file. The
@@ -25,8 +25,8 @@ import (
 type fileHeaders struct {
 	fn   func(name string, h http.Header)
 	log  *log.Logger
-	said sync.Map     // canonical names refused and said so
-	n    atomic.Int32 // how many: at most maxRefusalsSaid
+	mu   sync.Mutex
+	said map[string]bool // canonical names refused and said so, at most maxRefusalsSaid
 }
 
 // maxRefusalsSaid bounds the names of refused fields a handler says and
@@ -54,33 +54,22 @@ func (fh *fileHeaders) of(name string) ([]headerField, error) {
 	if len(h) == 0 {
 		return nil, nil
 	}
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys) // "x-a" after "X-A": a set order for values merged
 	kept := make(http.Header, len(h))
-	names := keys[:0:0]
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(h)) { // "x-a" after "X-A": a set order for values merged
 		ck := http.CanonicalHeaderKey(k)
 		vals := h[k]
 		if why := refusedField(ck, vals); why != "" {
 			fh.refuse(ck, name, why)
 			continue
 		}
-		if len(vals) == 0 {
-			continue
+		if len(vals) > 0 {
+			kept[ck] = append(kept[ck], vals...)
 		}
-		if _, ok := kept[ck]; !ok {
-			names = append(names, ck)
-		}
-		kept[ck] = append(kept[ck], vals...)
 	}
-	if len(names) == 0 {
+	if len(kept) == 0 {
 		return nil, nil
 	}
-	slices.Sort(names)
-	return packFields(names, kept), nil
+	return packFields(slices.Sorted(maps.Keys(kept)), kept), nil
 }
 
 // call runs the hook, its panic an error.
@@ -96,13 +85,15 @@ func (fh *fileHeaders) call(name string, h http.Header) (err error) {
 
 // refuse says, once per field name, that the hook's field key is left out.
 func (fh *fileHeaders) refuse(key, file, why string) {
-	if fh.n.Load() >= maxRefusalsSaid {
+	fh.mu.Lock()
+	defer fh.mu.Unlock()
+	if fh.said[key] || len(fh.said) >= maxRefusalsSaid {
 		return
 	}
-	if _, said := fh.said.LoadOrStore(key, struct{}{}); said {
-		return
+	if fh.said == nil {
+		fh.said = make(map[string]bool)
 	}
-	fh.n.Add(1)
+	fh.said[key] = true
 	fh.log.Printf("jaws: Options.Header: ignoring %q (set for %s, said once): %s", key, file, why)
 }
 
@@ -114,7 +105,7 @@ const (
 	whyType     = "jaws sets it: types by extension are Options.ContentTypes, and one set in front of jaws wins"
 	whyBytes    = "it describes the bytes sent, which differ by coding and range"
 	whyName     = "not a field name (RFC 9110 §5.1)"
-	whyValue    = "a control character (CR, LF, NUL) in a value"
+	whyValue    = "a control character in a value (any but HTAB, and DEL)"
 )
 
 // refusedFields are the canonical names the hook may not set, and why.

@@ -132,7 +132,7 @@ func newHandler(opts Options, open func(*source.Sweeper) (source.Source, error))
 func (h *Handler) describe(e *entry, name string, head []byte) error {
 	represent(e, head, h.opts.ContentTypes)
 	if h.header != nil {
-		// The hook is given the file's own name under the root: e.file,
+		// The hook is given the file's own name under the root: e.File,
 		// an index page's too. An entry whose file is not the name it is
 		// served as passes that name here.
 		var err error
@@ -239,18 +239,20 @@ func (h *Handler) serveNext(w http.ResponseWriter, r *http.Request, next http.Ha
 
 // ServeFile serves the file name, relative to the root whatever r.URL.Path
 // says, as ServeHTTP serves a request for it: methods, preconditions,
-// ranges, compression, the transfer paths, the 404 of Options.NotFound for a
-// missing, hidden, escaping or special file. It is http.ServeFile for an
+// ranges, compression, the transfer paths, the 404 of Options.NotFound for
+// a missing, hidden, escaping or special file. It is http.ServeFile for an
 // application's own routes: a download behind an authorization check, a
-// favicon from elsewhere in the tree. name is slash-separated, with or
-// without a leading slash; a directory is served by its index.html, and
-// with Options.CleanURLs a name that names nothing ("docs/guide") by its
-// ".html" file. Unlike http.ServeFile it redirects nothing, since name is
-// not the URL, and it cleans nothing either: a name with a "." or ".."
-// element or an empty one
-// ("./a", "a/../b", "a//b") gets the 404, as a request for it would, so
+// favicon from elsewhere in the tree.
+//
+// name is slash-separated, with or without a leading slash. A directory is
+// served by its index.html. With Options.CleanURLs, a name that names
+// nothing ("docs/guide") is served by its ".html" file.
+//
+// Unlike http.ServeFile it redirects nothing, since name is not the URL.
+// It cleans nothing either. A name with a "." or ".." element or an empty
+// one ("./a", "a/../b", "a//b") gets the 404, as a request for it would, so
 // that a name built from a request's parts cannot climb out of the
-// directory an application meant; clean it with path.Clean first to serve
+// directory an application meant. Clean it with path.Clean first to serve
 // what it cleans to.
 func (h *Handler) ServeFile(w http.ResponseWriter, r *http.Request, name string) {
 	if h.recording() {

@@ -379,10 +379,6 @@ func (h *Handler) laneServeFound(w http.ResponseWriter, r *http.Request, a *lane
 	for k, v := range a.note.hdr {
 		hdr[k] = v
 	}
-	if a.f.hashed {
-		if _, set := hdr["Cache-Control"]; !set {
-			hdr["Cache-Control"] = hdrImmutable
-		}
-	}
+	a.f.setImmutable(hdr)
 	return h.serveFound(w, r, &a.f)
 }

@@ -26,11 +26,7 @@ func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Ha
 		}
 		return unsent{}
 	}
-	if f.hashed {
-		if _, set := w.Header()["Cache-Control"]; !set {
-			w.Header()["Cache-Control"] = hdrImmutable
-		}
-	}
+	f.setImmutable(w.Header())
 	t := &f.t
 	if t.listing() && (!h.opts.DirectoryListing || !redirects) {
 		t.close()
@@ -69,6 +65,14 @@ type found struct {
 	// fields are those of Options.Header that serveFound added to the
 	// response, the file's: dropped from an answer that is not the file's.
 	fields []headerField
+}
+
+// setImmutable gives a hashed name its year of caching, unless a handler
+// in front set Cache-Control.
+func (f *found) setImmutable(hdr http.Header) {
+	if _, set := hdr["Cache-Control"]; f.hashed && !set {
+		hdr["Cache-Control"] = hdrImmutable
+	}
 }
 
 // find looks name up for r, answered through w. A name HashName made is

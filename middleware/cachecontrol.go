@@ -81,8 +81,7 @@ func DefaultCacheRules() []CacheRule {
 //
 // jaws reads the policy: a day or more of max-age on a versioned name lets
 // it use compression dictionaries. "The response header contract" in the
-// repository's
-// CONTRIBUTING.md says which later step reads which field.
+// repository's CONTRIBUTING.md says which later step reads which field.
 func CacheControl(rules ...CacheRule) func(next http.Handler) http.Handler {
 	if len(rules) == 0 {
 		rules = DefaultCacheRules()
