@@ -45,6 +45,7 @@ type laneConn struct {
 	whdr   http.Header           // the response's
 	vals   [maxLaneValues]string // the request's field values, kept while a client repeats them
 	ans    laneAnswer
+	key    []byte // the note key of the request answered (appendKey)
 }
 
 const (
@@ -238,9 +239,9 @@ func (lc *laneConn) keepAlive() bool {
 func (lc *laneConn) answer(at int) bool {
 	b := lc.buf[at:]
 	p := &lc.p
-	k := keyBytes{head: p.head, host: b[p.hostAt:p.hostEnd], fhost: b[p.fhostAt:p.fhostEnd],
-		fproto: b[p.fprotoAt:p.fprotoEnd], target: b[p.targetAt:p.targetEnd]}
-	note := lc.l.notes.find(&k)
+	lc.key = appendKey(lc.key[:0], p.head, b[p.hostAt:p.hostEnd], b[p.fhostAt:p.fhostEnd],
+		b[p.fprotoAt:p.fprotoEnd], b[p.targetAt:p.targetEnd])
+	note := lc.l.notes.find(lc.key)
 	if note == nil || !lc.state.CompareAndSwap(laneIdle, laneBusy) {
 		return false
 	}

@@ -1,9 +1,7 @@
 package jaws
 
 import (
-	"hash/maphash"
 	"io/fs"
-	"math/bits"
 	"net/http"
 	"strings"
 	"sync"
@@ -22,12 +20,12 @@ import (
 // laneNote is what the lane learnt of one request target.
 type laneNote struct {
 	noteKey
+	key           string      // noteKey flattened (appendKey): the map's key
 	path, rawPath string      // r.URL as jaws saw it
 	name          string      // the name jaws served (cleaned, before a hashed name's resolution or a page's ".html")
 	info          fs.FileInfo // the file's version then
 	hdr           http.Header // the headers set in front of jaws, each value clipped
 	size          int         // about the bytes it keeps alive
-	next          *laneNote   // another note of the same hash
 }
 
 // noteKey is what a note is learnt for: the method, the Host, what a proxy
@@ -45,12 +43,25 @@ func (k *noteKey) rawQuery() string {
 	return q
 }
 
-// laneNotes are a lane's notes, by hash of their key.
+// appendKey appends a note's map key: the method, then the parts, each
+// ended by a NUL, which neither the lane's parser nor net/http lets into
+// a target or a field value.
+func appendKey[T string | []byte](dst []byte, head bool, host, fhost, fproto, target T) []byte {
+	m := byte('G')
+	if head {
+		m = 'H'
+	}
+	dst = append(dst, m)
+	for _, part := range [...]T{host, fhost, fproto, target} {
+		dst = append(append(dst, part...), 0)
+	}
+	return dst
+}
+
+// laneNotes are a lane's notes, by key.
 type laneNotes struct {
-	seed  maphash.Seed
 	mu    sync.RWMutex
-	m     map[uint64]*laneNote
-	n     int
+	m     map[string]*laneNote
 	bytes int
 }
 
@@ -61,70 +72,33 @@ const (
 	maxLaneNoteBytes = 16 << 20
 )
 
-func (ns *laneNotes) init() {
-	ns.seed = maphash.MakeSeed()
-	ns.m = make(map[uint64]*laneNote)
-}
+func (ns *laneNotes) init() { ns.m = make(map[string]*laneNote) }
 
-// keyBytes is a noteKey the lane parsed, its parts in the buffer.
-type keyBytes struct {
-	head                        bool
-	host, fhost, fproto, target []byte
-}
-
-func (ns *laneNotes) hashOf(head bool, host, fhost, fproto, target string) uint64 {
-	h := maphash.String(ns.seed, target) ^ bits.RotateLeft64(maphash.String(ns.seed, host), 1) ^
-		bits.RotateLeft64(maphash.String(ns.seed, fhost), 2) ^ bits.RotateLeft64(maphash.String(ns.seed, fproto), 3)
-	if head {
-		h = ^h
-	}
-	return h
-}
-
-// find returns the note of k, or nil. The conversions of k's bytes to
-// strings allocate nothing: they are only compared and hashed.
-func (ns *laneNotes) find(k *keyBytes) *laneNote {
-	h := ns.hashOf(k.head, string(k.host), string(k.fhost), string(k.fproto), string(k.target))
-	ns.mu.RLock()
-	n := ns.m[h]
-	for n != nil && (n.head != k.head || n.target != string(k.target) || n.host != string(k.host) ||
-		n.fhost != string(k.fhost) || n.fproto != string(k.fproto)) {
-		n = n.next
-	}
-	ns.mu.RUnlock()
-	return n
-}
-
-// has reports whether there is a note of k.
-func (ns *laneNotes) has(k noteKey) bool {
-	h := ns.hashOf(k.head, k.host, k.fhost, k.fproto, k.target)
+// find returns the note of key, or nil; string(key) allocates nothing.
+func (ns *laneNotes) find(key []byte) *laneNote {
 	ns.mu.RLock()
 	defer ns.mu.RUnlock()
-	for n := ns.m[h]; n != nil; n = n.next {
-		if n.noteKey == k {
-			return true
-		}
-	}
-	return false
+	return ns.m[string(key)]
+}
+
+// has reports whether there is a note of key.
+func (ns *laneNotes) has(key string) bool {
+	ns.mu.RLock()
+	defer ns.mu.RUnlock()
+	return ns.m[key] != nil
 }
 
 // put keeps n, in place of a note of the same key.
 func (ns *laneNotes) put(n *laneNote) {
-	h := ns.hashOf(n.head, n.host, n.fhost, n.fproto, n.target)
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
-	if ns.n >= maxLaneNotes || ns.bytes+n.size > maxLaneNoteBytes {
+	if len(ns.m) >= maxLaneNotes || ns.bytes+n.size > maxLaneNoteBytes {
 		ns.forgetSome()
 	}
-	head := ns.m[h]
-	rest, old := dropNote(head, n.noteKey, nil)
-	if old != nil {
-		ns.n--
+	if old := ns.m[n.key]; old != nil {
 		ns.bytes -= old.size
 	}
-	n.next = rest
-	ns.m[h] = n
-	ns.n++
+	ns.m[n.key] = n
 	ns.bytes += n.size
 }
 
@@ -132,12 +106,9 @@ func (ns *laneNotes) put(n *laneNote) {
 // ns.mu is held.
 func (ns *laneNotes) forgetSome() {
 	drop := max(1, len(ns.m)/8)
-	for h, head := range ns.m {
-		for n := head; n != nil; n = n.next {
-			ns.n--
-			ns.bytes -= n.size
-		}
-		delete(ns.m, h)
+	for k, n := range ns.m {
+		ns.bytes -= n.size
+		delete(ns.m, k)
 		if drop--; drop == 0 {
 			return
 		}
@@ -146,49 +117,19 @@ func (ns *laneNotes) forgetSome() {
 
 // drop forgets n, found stale, unless a note learnt since replaced it.
 func (ns *laneNotes) drop(n *laneNote) {
-	h := ns.hashOf(n.head, n.host, n.fhost, n.fproto, n.target)
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
-	head := ns.m[h]
-	rest, old := dropNote(head, n.noteKey, n)
-	if old == nil {
-		return
+	if ns.m[n.key] == n {
+		delete(ns.m, n.key)
+		ns.bytes -= n.size
 	}
-	ns.n--
-	ns.bytes -= old.size
-	if rest == nil {
-		delete(ns.m, h)
-	} else {
-		ns.m[h] = rest
-	}
-}
-
-// dropNote returns the chain at head without the note of key k (only if it
-// is only, when only is not nil), and the note dropped. Notes are never
-// changed once shared, so the chain is copied up to it.
-func dropNote(head *laneNote, k noteKey, only *laneNote) (rest, dropped *laneNote) {
-	switch {
-	case head == nil:
-		return nil, nil
-	case head.noteKey == k:
-		if only != nil && head != only {
-			return head, nil
-		}
-		return head.next, head
-	}
-	rest, dropped = dropNote(head.next, k, only)
-	if dropped == nil {
-		return head, nil
-	}
-	c := *head
-	c.next = rest
-	return &c, dropped
 }
 
 // learning is a request through the server that lanes may learn from.
 type learning struct {
 	lanes []*lane
 	key   noteKey
+	flat  string      // key, flattened (appendKey)
 	hdr   http.Header // what the handlers in front of jaws set
 	size  int
 }
@@ -204,7 +145,7 @@ func (h *Handler) serveLearning(w http.ResponseWriter, r *http.Request, next htt
 // finds the lane knowing the name.
 func (lr *learning) served(r *http.Request, name string, e *entry) {
 	for _, l := range lr.lanes {
-		l.notes.put(&laneNote{noteKey: lr.key, path: r.URL.Path, rawPath: r.URL.RawPath,
+		l.notes.put(&laneNote{noteKey: lr.key, key: lr.flat, path: r.URL.Path, rawPath: r.URL.RawPath,
 			name: name, info: e.Info, hdr: lr.hdr, size: lr.size + len(r.URL.Path) + len(r.URL.RawPath) + len(name)})
 	}
 }
@@ -221,9 +162,10 @@ func learnFrom(lanes []*lane, w http.ResponseWriter, r *http.Request) *learning 
 	}
 	key := noteKey{head: r.Method == http.MethodHead, host: r.Host, fhost: first(r.Header, "X-Forwarded-Host"),
 		fproto: first(r.Header, "X-Forwarded-Proto"), target: r.RequestURI}
+	flat := string(appendKey(nil, key.head, key.host, key.fhost, key.fproto, key.target))
 	var lr *learning
 	for _, l := range lanes {
-		if l.srv != srv || !laneMaps(r, l.prefix) || l.off.Load() || l.shut.Load() || l.notes.has(key) {
+		if l.srv != srv || !laneMaps(r, l.prefix) || l.off.Load() || l.shut.Load() || l.notes.has(flat) {
 			continue
 		}
 		if lr == nil {
@@ -241,7 +183,7 @@ func learnFrom(lanes []*lane, w http.ResponseWriter, r *http.Request) *learning 
 			if _, ok := hdr["Set-Cookie"]; ok {
 				return nil // for the one who asked, never for everyone
 			}
-			lr = &learning{key: key, hdr: hdr.Clone(), size: 256 + len(key.host) + len(key.fhost) + len(key.fproto) + len(key.target)}
+			lr = &learning{key: key, flat: flat, hdr: hdr.Clone(), size: 256 + len(key.host) + len(key.fhost) + len(key.fproto) + len(key.target)}
 			for k, vv := range lr.hdr {
 				lr.size += len(k) + 16
 				for _, v := range vv {

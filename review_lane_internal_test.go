@@ -45,11 +45,9 @@ func reviewLaneServer(t *testing.T, h *Handler, config func(*http.Server)) (*htt
 func noteBytes(l *lane) (total int64, n int) {
 	l.notes.mu.RLock()
 	defer l.notes.mu.RUnlock()
-	for _, head := range l.notes.m {
-		for note := head; note != nil; note = note.next {
-			n++
-			total += int64(len(note.host) + len(note.target) + len(note.path) + len(note.rawPath) + len(note.name))
-		}
+	for _, note := range l.notes.m {
+		n++
+		total += int64(len(note.host) + len(note.target) + len(note.path) + len(note.rawPath) + len(note.name))
 	}
 	return total, n
 }
@@ -88,11 +86,9 @@ func TestReviewNotesOfTargetsTheLaneCannotRead(t *testing.T) {
 	t.Logf("%d notes hold %d MiB of targets", notes, total>>20)
 	var unusable int
 	l.notes.mu.RLock()
-	for _, head := range l.notes.m {
-		for note := head; note != nil; note = note.next {
-			if len("GET ")+len(note.target)+len(" HTTP/1.1\r\nHost: \r\n\r\n")+len(note.host) > laneBufSize {
-				unusable++
-			}
+	for _, note := range l.notes.m {
+		if len("GET ")+len(note.target)+len(" HTTP/1.1\r\nHost: \r\n\r\n")+len(note.host) > laneBufSize {
+			unusable++
 		}
 	}
 	l.notes.mu.RUnlock()
