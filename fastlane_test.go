@@ -893,6 +893,9 @@ func TestFastLaneHeaderHook(t *testing.T) {
 			if v := resp.Header.Values("Link"); len(v) != 1 {
 				t.Errorf("Link %q, want the hook's", v)
 			}
+			if cc := resp.Header.Get("Cache-Control"); tc.target == s.hashed && !strings.Contains(cc, "immutable") {
+				t.Errorf("a hashed name's Cache-Control %q", cc)
+			}
 		})
 	}
 }

@@ -321,6 +321,5 @@ func (h *Handler) laneServeFound(w http.ResponseWriter, r *http.Request, a *lane
 	for k, v := range a.note.hdr {
 		hdr[k] = v
 	}
-	a.f.setImmutable(hdr)
 	return h.serveFound(w, r, &a.f)
 }

@@ -26,7 +26,6 @@ func (h *Handler) serveName(w http.ResponseWriter, r *http.Request, next http.Ha
 		}
 		return unsent{}
 	}
-	f.setImmutable(w.Header())
 	t := &f.t
 	if t.listing() && (!h.opts.DirectoryListing || !redirects) {
 		t.close()
@@ -184,6 +183,7 @@ func (f *found) redirect(urlPath string) string {
 // descriptors.
 func (h *Handler) serveFound(w http.ResponseWriter, r *http.Request, f *found) unsent {
 	defer f.t.close()
+	f.setImmutable(w.Header())
 	// The file's fields, as if set in front of jaws (after a hashed
 	// name's Cache-Control, before the dictionary rules read): every
 	// variant is served with its file's.
