@@ -38,7 +38,9 @@ func (h *Handler) serveEntry(w http.ResponseWriter, r *http.Request, f *found, o
 	if t.e.body == nil && r.Method != http.MethodHead {
 		// The descriptor the transfer reads: the shared one for zero-copy,
 		// else one of the request's own, where net/http can use sendfile.
-		resp.zeroCopy = f.zeroCopy && !resp.transformed && h.tx.zeroCopySize(w, resp.length) && h.tx.zeroCopyAllowed(w, r)
+		// On a connection jaws owns (the fast lane), at any size.
+		resp.zeroCopy = !resp.transformed && (f.need == fdSharedAny ||
+			f.zeroCopy && h.tx.zeroCopySize(resp.length) && h.tx.zeroCopyAllowed(w, r))
 		if err := h.store.acquire(t, resp.zeroCopy); err != nil {
 			h.failFound(w, f, err)
 			return unsent{}

@@ -70,9 +70,6 @@ func (s *mover) zeroCopyCandidate(w http.ResponseWriter, r *http.Request) bool {
 // zero-copy path, for a candidate (zeroCopyCandidate) whose body is large
 // enough.
 func (s *mover) zeroCopyAllowed(w http.ResponseWriter, r *http.Request) bool {
-	if _, ok := ownedWriter(w); ok {
-		return true
-	}
 	_, _, ok := s.zeroCopyServer(w, r)
 	return ok
 }
@@ -114,12 +111,9 @@ func (s *mover) zeroCopyServer(w http.ResponseWriter, r *http.Request) (*http.Se
 	return srv, conn, conn.keepAlive || s.always
 }
 
-// zeroCopySize reports whether a body of n bytes from disk, answering
-// through w, goes zero-copy.
-func (s *mover) zeroCopySize(w http.ResponseWriter, n int64) bool {
-	if _, ok := ownedWriter(w); ok {
-		return true
-	}
+// zeroCopySize reports whether a body of n bytes from disk goes zero-copy
+// through net/http's connection.
+func (s *mover) zeroCopySize(n int64) bool {
 	return s.always || n >= s.minSize
 }
 
