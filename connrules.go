@@ -2,6 +2,7 @@ package jaws
 
 import (
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -160,7 +161,7 @@ func bodyAllowed(status int) bool {
 // isToken reports whether s is a non-empty token (a valid field name).
 func isToken(s string) bool {
 	for i := range len(s) {
-		if !isTokenByte(s[i]) {
+		if !httprule.IsTchar(s[i]) {
 			return false
 		}
 	}
@@ -170,14 +171,7 @@ func isToken(s string) bool {
 // appendFieldValue appends v as net/http writes a field value: CR and LF
 // as spaces, then leading and trailing white space trimmed.
 func appendFieldValue(dst []byte, v string) []byte {
-	i, j := 0, len(v)
-	for i < j && isFieldSpace(v[i]) {
-		i++
-	}
-	for j > i && isFieldSpace(v[j-1]) {
-		j--
-	}
-	v = v[i:j]
+	v = textproto.TrimString(v)
 	if strings.ContainsAny(v, "\r\n") {
 		start := len(dst)
 		dst = append(dst, v...)
@@ -190,8 +184,6 @@ func appendFieldValue(dst []byte, v string) []byte {
 	}
 	return append(dst, v...)
 }
-
-func isFieldSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // dateStamp is the Date value of one second; appendDate formats it once a
 // second rather than once a response.

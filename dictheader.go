@@ -75,12 +75,6 @@ func decodeBase64(dst []byte, b64 string) (n int, ok bool) {
 	return n, true
 }
 
-// isTchar: tchar of RFC 9110 §5.6.2.
-func isTchar(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
-}
-
 func base64Value(c byte) (byte, bool) {
 	switch {
 	case 'A' <= c && c <= 'Z':
@@ -161,7 +155,7 @@ func sfBareItem(s string) (rest string, ok bool) {
 		return "", false
 	case c == '*' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z':
 		i := 1
-		for i < len(s) && (isTchar(s[i]) || s[i] == ':' || s[i] == '/') {
+		for i < len(s) && (httprule.IsTchar(s[i]) || s[i] == ':' || s[i] == '/') {
 			i++
 		}
 		return s[i:], true

@@ -3,9 +3,12 @@ package jaws
 import (
 	"io/fs"
 	"net/http"
+	"net/textproto"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jaws-go/jaws/internal/httprule"
 )
 
 // What the fast lane learns, and how it answers with it. A request jaws
@@ -250,8 +253,8 @@ func laneEligible(r *http.Request) bool {
 	switch c := r.Header["Connection"]; len(c) {
 	case 0:
 	case 1:
-		v := strings.TrimSpace(c[0])
-		if !strings.EqualFold(v, "close") && !strings.EqualFold(v, "keep-alive") {
+		v := textproto.TrimString(c[0])
+		if !httprule.EqualFold(v, "close") && !httprule.EqualFold(v, "keep-alive") {
 			return false
 		}
 	default:

@@ -1,5 +1,7 @@
 package jaws
 
+import "github.com/jaws-go/jaws/internal/httprule"
+
 // The fast lane's request parser (fastlane.go). It reads a strict subset of
 // HTTP/1.1 and reports anything else as laneRefuse, so that the request
 // goes to net/http with its bytes intact. FuzzLaneParse holds it to
@@ -151,7 +153,7 @@ func parseLaneRequest(b []byte, limit int, p *laneRequest) laneVerdict {
 // needs of it in p, and returns where the next line starts.
 func parseLaneField(b []byte, i, end int, p *laneRequest) (int, laneVerdict) {
 	nameAt := i
-	for i < end && isTokenByte(b[i]) {
+	for i < end && httprule.IsTchar(b[i]) {
 		i++
 	}
 	if i >= end {
@@ -282,19 +284,6 @@ func hasPrefixAt(b []byte, at int, s string) bool {
 	return len(b)-at >= len(s) && string(b[at:at+len(s)]) == s
 }
 
-// isTokenByte reports whether c is a tchar (RFC 9110 §5.6.2).
-func isTokenByte(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
-	}
-	switch c {
-	case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '.', '^', '_', '`', '|', '~':
-		return true
-	}
-	return false
-}
-
 func isHexByte(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
@@ -314,7 +303,8 @@ func isHostValue(v []byte) bool {
 }
 
 // asciiEqualFold reports whether b is s, ASCII letters compared without
-// case.
+// case: httprule.EqualFold for the parser's bytes, which a conversion to a
+// string would copy.
 func asciiEqualFold(b []byte, s string) bool {
 	if len(b) != len(s) {
 		return false
