@@ -33,16 +33,19 @@ import (
 //	srv.Serve(h.FastLane(ln, srv, "/static/"))
 //
 // prefix is a promise: every name under it is a public file whose response
-// does not depend on who asks. jaws answers a GET or HEAD for such a name
-// on the lane, with no work of net/http's, once it has answered the same
-// name once through srv.Handler on net/http's own ResponseWriter; it
-// replays the headers the handlers in front of it set then, and learns
-// them again when the file changes. The first request for a name, names
-// jaws does not serve, other methods, requests with a body, credentials or
-// an Origin, anything the lane's parser is not sure of, and the rest of a
-// connection after such a request go to srv as if the lane did not exist.
-// A connection handed over before its first answer reaches srv as the
-// *net.TCPConn itself.
+// does not depend on who asks.
+//
+// jaws answers a GET or HEAD for such a name on the lane, with no work of
+// net/http's. It does so only after it answered that name through
+// srv.Handler, on net/http's own ResponseWriter. The headers the handlers
+// in front of it set then are replayed on every lane answer. They are
+// learnt again when the file changes.
+//
+// These go to srv as if the lane did not exist: the first request for a
+// name, names jaws does not serve, other methods, requests with a body,
+// credentials or an Origin, anything the lane's parser is not sure of, and
+// the rest of a connection after such a request. A connection handed over
+// before its first answer reaches srv as ln accepted it.
 //
 // The lane keeps srv's ReadHeaderTimeout, ReadTimeout, IdleTimeout,
 // WriteTimeout, MaxHeaderBytes and SetKeepAlivesEnabled, and reports its

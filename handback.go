@@ -189,15 +189,15 @@ func (l *handbackListener) awaitRequest(c net.Conn, pending []byte) (net.Conn, e
 // of a request already read from c. While that request's header block has
 // not fully arrived, the server's shutdown closes it; fails when the server
 // is shutting down.
-func (st *serverState) replay(c net.Conn, pending []byte) (*handbackConn, error) {
+func (s *serverState) replay(c net.Conn, pending []byte) (*handbackConn, error) {
 	hc := &handbackConn{Conn: c, pending: pending}
 	var scan headScan
 	if !scan.feed(pending) {
 		hc.scan = scan
-		if !st.addReading(hc) {
+		if !s.addReading(hc) {
 			return hc, net.ErrClosed // the server is shutting down
 		}
-		hc.st.Store(st)
+		hc.st.Store(s)
 	}
 	return hc, nil
 }

@@ -348,9 +348,9 @@ func (lc *laneConn) end() {
 }
 
 // closeIfIdle closes the connection if it waits for a request: its next
-// one, or, with new, its first.
-func (lc *laneConn) closeIfIdle(new bool) {
-	if (new || lc.answered.Load()) && lc.state.CompareAndSwap(laneIdle, laneClosed) {
+// one, or, with first, its first too.
+func (lc *laneConn) closeIfIdle(first bool) {
+	if (first || lc.answered.Load()) && lc.state.CompareAndSwap(laneIdle, laneClosed) {
 		lc.c.Close()
 	}
 }

@@ -1,6 +1,7 @@
 package jaws
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -39,5 +40,31 @@ func TestLaneNotesFind(t *testing.T) {
 	key := appendKey(nil, k.head, []byte(k.host), []byte(k.fhost), []byte(k.fproto), []byte(k.target))
 	if n := testing.AllocsPerRun(100, func() { ns.find(key) }); n != 0 {
 		t.Errorf("find allocates %.0f times", n)
+	}
+}
+
+// TestLaneNotesBounded: notes stay within maxLaneNotes and
+// maxLaneNoteBytes, however many names are learnt; an eighth are forgotten
+// when either is reached.
+func TestLaneNotesBounded(t *testing.T) {
+	var ns laneNotes
+	ns.init()
+	put := func(i, size int) {
+		k := noteKey{host: "x", target: fmt.Sprintf("/f%d", i)}
+		ns.put(&laneNote{noteKey: k, key: string(appendKey(nil, k.head, k.host, k.fhost, k.fproto, k.target)), size: size})
+	}
+	for i := range maxLaneNotes + 100 {
+		put(i, 1)
+	}
+	if n := len(ns.m); n > maxLaneNotes || n < maxLaneNotes*7/8 {
+		t.Errorf("%d notes after %d learnt, want at most %d and about 7/8 of it", n, maxLaneNotes+100, maxLaneNotes)
+	}
+	ns.init()
+	ns.bytes = 0
+	for i := range 100 {
+		put(i, maxLaneNoteBytes/10)
+	}
+	if ns.bytes > maxLaneNoteBytes {
+		t.Errorf("%d bytes of notes, want at most %d", ns.bytes, maxLaneNoteBytes)
 	}
 }
