@@ -134,9 +134,10 @@ func (v *variants) codedSiblings(file string) (p codedSibling, also []source.Als
 	return p, also, siblings, true
 }
 
-// onlyCoded looks for name, a name that is not a file, as a compressed-only
-// file: file is the name of its bytes (name, or its index page for a
-// directory) and key the cache's key. It builds the index entry.
+// onlyCoded looks up key, a request name that is not a file, as a
+// compressed-only file. file is the name its siblings are named after: key
+// itself, or its index page for a directory. It builds the index entry,
+// cached under key.
 func (v *variants) onlyCoded(key, file string, dirIndex bool) (target, error) {
 	if v.cfg.DisablePrecompressed || v.set == 0 {
 		return target{}, fs.ErrNotExist
@@ -280,7 +281,6 @@ func (v *variants) decodeIdentity(ctx context.Context, e *entry, limit int64) (*
 		return nil, err
 	}
 	defer done()
-	sum := sha256.New()
 	// Up to what memory holds, in memory; past it, to a spill file.
 	memMax := v.store.maxBody
 	head, err := readUpTo(ctx, dec, max(min(memMax, limit)+1, 0))
@@ -295,7 +295,7 @@ func (v *variants) decodeIdentity(ctx context.Context, e *entry, limit int64) (*
 		representVariant(ve, e)
 		return ve, nil
 	}
-	return v.spills.write(ctx, e, head, dec, limit, sum)
+	return v.spills.write(ctx, e, head, dec, limit)
 }
 
 // testHookDecodeIdentity, when set by a test, sees every identity made of

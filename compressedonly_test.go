@@ -306,8 +306,8 @@ func TestCompressedOnlySiblingsDisagree(t *testing.T) {
 				p := filepath.Join(site.root, "app.js.gz")
 				must(t, os.Chtimes(p, site.mtime.Add(-time.Minute), site.mtime.Add(-time.Minute)))
 			}
-			var logged bytes.Buffer
-			h := newTestHandler(t, site.root, Options{ErrorLog: log.New(&syncBuffer{b: &logged}, "", 0)})
+			var logged testsite.SyncBuffer
+			h := newTestHandler(t, site.root, Options{ErrorLog: log.New(&logged, "", 0)})
 			for _, ae := range []string{"gzip", "br", "zstd", ""} {
 				w := testsite.Serve(h, "GET", "/app.js", "Accept-Encoding", ae)
 				body := w.Body.Bytes()
@@ -323,17 +323,6 @@ func TestCompressedOnlySiblingsDisagree(t *testing.T) {
 			}
 		})
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  *bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
 }
 
 // TestCompressedOnlyBombs: an identity past the bounds is refused, never

@@ -197,12 +197,15 @@ type Compression struct {
 	SpillDir string
 
 	// SpillMaxBytes bounds, in bytes, the disk all spill files take
-	// together. 0 means the default, 1 GiB. A request whose identity would
-	// take them past it gets 503 Service Unavailable with Retry-After,
-	// until files leave the cache. An identity larger than SpillMaxBytes
-	// itself gets 406, as a bomb does. Negative means no spill files: a
-	// client that takes no stored coding gets 406 for a compressed-only
+	// together. 0 means the default, 1 GiB. Negative means no spill files:
+	// a client that takes no stored coding gets 406 for a compressed-only
 	// file larger than CacheMaxFileSize.
+	//
+	// A request whose identity would take the spill files past the bound
+	// gets 503 Service Unavailable with Retry-After, until files leave the
+	// cache. An identity larger than SpillMaxBytes itself gets 406, as a
+	// bomb does. Each spill file holds a descriptor while the cache keeps
+	// its file. These descriptors are not counted in CacheMaxFiles.
 	SpillMaxBytes int64
 
 	// VersionedNames marks more names as versioned, for builds whose

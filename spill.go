@@ -29,7 +29,8 @@ var errSpillFull = errors.New("jaws: the spill files' budget (Compression.SpillM
 
 // write writes head, then the rest of r, up to limit bytes in all, to a
 // new spill file, and returns the identity entry of e it holds.
-func (sp *spills) write(ctx context.Context, e *entry, head []byte, r io.Reader, limit int64, sum hash.Hash) (*entry, error) {
+func (sp *spills) write(ctx context.Context, e *entry, head []byte, r io.Reader, limit int64) (*entry, error) {
+	sum := sha256.New()
 	f, err := createSpill(sp.dir)
 	if err != nil {
 		return nil, err

@@ -30,7 +30,7 @@ type variants struct {
 	// fields are Options.Header's fields for a compressed-only file's
 	// name; nil without the hook.
 	fields                func(name string) ([]headerField, error)
-	spills                spills // their identities too large for memory (compressedonly.go)
+	spills                spills // their identities too large for memory (spill.go)
 	cfg                   Compression
 	codings               []coding  // cfg.Encodings, in the server's order
 	set                   codingSet // the same as a set
