@@ -177,39 +177,19 @@ func checkBelow(dir string) ([]string, error) {
 	}
 	var problems []string
 	for _, rel := range below {
-		pkg, err := build.Default.ImportDir(filepath.Join(dir, rel), build.IgnoreVendor)
+		ctx := build.Default
+		ctx.UseAllFiles = true // every system's files: the union of their imports
+		pkg, err := ctx.ImportDir(filepath.Join(dir, rel), build.IgnoreVendor)
 		if err != nil {
 			return nil, err
 		}
-		for _, imp := range append(pkg.Imports, importsOfOtherSystems(filepath.Join(dir, rel), pkg)...) {
+		for _, imp := range pkg.Imports {
 			if imp == mod || strings.HasPrefix(imp, mod+"/") {
 				problems = append(problems, fmt.Sprintf("%s (below the store) imports %s: it uses no package of the module", rel, imp))
 			}
 		}
 	}
 	return problems, nil
-}
-
-// importsOfOtherSystems returns the imports of the package's files that
-// build on other systems than this one (IgnoredGoFiles), tests aside.
-func importsOfOtherSystems(dir string, pkg *build.Package) []string {
-	var imps []string
-	fset := token.NewFileSet()
-	for _, name := range pkg.IgnoredGoFiles {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ImportsOnly)
-		if err != nil {
-			continue
-		}
-		for _, is := range f.Imports {
-			if p, err := strconv.Unquote(is.Path.Value); err == nil {
-				imps = append(imps, p)
-			}
-		}
-	}
-	return imps
 }
 
 // modulePath is the module path go.mod in dir declares.

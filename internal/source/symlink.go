@@ -30,19 +30,6 @@ type linkRoot struct {
 	names storedNames
 }
 
-// openLinkRoot opens dir as os.OpenRoot does.
-func openLinkRoot(dir string) (*linkRoot, error) {
-	r, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	real := ""
-	if abs, err := filepath.Abs(dir); err == nil {
-		real, _ = filepath.EvalSymlinks(abs)
-	}
-	return newLinkRoot(r, real), nil
-}
-
 // newLinkRoot is r, whose real path is real ("" turns absolute links off).
 func newLinkRoot(r *os.Root, real string) *linkRoot {
 	lr := &linkRoot{Root: r, real: real}

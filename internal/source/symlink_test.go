@@ -166,3 +166,16 @@ func TestFollowLinksOnlyOnEscape(t *testing.T) {
 		}
 	}
 }
+
+// openLinkRoot opens dir as os.OpenRoot does.
+func openLinkRoot(dir string) (*linkRoot, error) {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	real := ""
+	if abs, err := filepath.Abs(dir); err == nil {
+		real, _ = filepath.EvalSymlinks(abs)
+	}
+	return newLinkRoot(r, real), nil
+}

@@ -3,6 +3,7 @@ package source
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -67,7 +68,7 @@ func (w *watcher) watchPath(path string) bool {
 		}
 		// A change between the look and the watches raised no event:
 		// look again, and be done once both looks agree.
-		if again, aroot := pathSteps(path); aroot == root && equalSteps(again, steps) {
+		if again, aroot := pathSteps(path); aroot == root && slices.Equal(again, steps) {
 			return true
 		}
 	}
@@ -77,18 +78,6 @@ func (w *watcher) watchPath(path string) bool {
 // pathStep is a directory on the way to a root path, and the name in it
 // that the way takes.
 type pathStep struct{ dir, name string }
-
-func equalSteps(a, b []pathStep) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
 
 // pathSteps resolves the absolute path as the kernel does, element by
 // element, and returns each directory it looked in and the name it looked
