@@ -85,9 +85,9 @@ type Options struct {
 	//     Astro's "file" format and Hugo's uglyURLs write beside
 	//     guide/setup.html. It is listed (DirectoryListing) only when there
 	//     is no such file.
-	//   - Every last element is tried but one ending in ".html". /v1.2
-	//     serves v1.2.html. /a/b.html is served as it is, not redirected to
-	//     /a/b.
+	//   - Any last element is tried, except one that already ends in
+	//     ".html". /v1.2 serves v1.2.html. /a/b.html is served as it is, not
+	//     redirected to /a/b.
 	//   - /a/b/ redirects to /a/b, as a file's URL with a trailing slash does
 	//     (Netlify and Cloudflare Pages do the same). /a/index redirects to
 	//     /a/, as /a/index.html does.

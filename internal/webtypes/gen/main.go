@@ -24,16 +24,16 @@
 //
 // # Which type, when the dataset maps an extension twice
 //
-// Every type the dataset gives an extension competes for it, whether or
-// not it is in the table, so an extension the dataset gives to something
-// other than a web type is left out rather than claimed by a loser:
+// Every type the dataset gives an extension competes for it, in the table
+// or not. The winner is picked so:
 //
 //  1. a type pinned in prefer wins (each entry says why);
 //  2. else the type from the best source wins: IANA's registry, then
 //     Apache's table, then nginx's, then mime-db's own additions;
 //  3. a tie is an error that names the extension: pin it in prefer.
 //
-// An extension is kept when its winner is in the table.
+// An extension is kept when its winner is in the table. One whose winner is
+// not is left out: it is not given to a loser.
 //
 // # Charset
 //
