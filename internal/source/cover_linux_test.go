@@ -276,3 +276,91 @@ func TestEventsWrittenLost(t *testing.T) {
 		t.Error("events lost: b.js, unwatched, not counted as written")
 	}
 }
+
+// TestEventsHardLinked: a file with a second link, in a directory off its
+// path or outside the root, is not covered by events. A write through the
+// other name is reported in the other name's directory, which no token of
+// the file holds. So its ref is confirmed by stat, and the stat sees the
+// write, though it keeps the size and the mtime.
+func TestEventsHardLinked(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		other func(t *testing.T, site string) string // the directory of the second link
+	}{
+		{"sibling-directory", func(t *testing.T, site string) string { return filepath.Join(site, "other") }},
+		{"outside-the-root", func(t *testing.T, _ string) string { return t.TempDir() }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir, p, d, clock := eventsSite(t)
+			if d.watch == nil {
+				t.Skip("no events here")
+			}
+			site := filepath.Join(dir, p)
+			other := filepath.Join(c.other(t, site), "small.txt")
+			must(t, os.MkdirAll(filepath.Dir(other), 0o755))
+			must(t, os.Link(filepath.Join(site, "small.txt"), other))
+			ref := find(t, d, p+"/small.txt", clock.Load())
+			if !d.Fresh(ref, nil, clock.Load) {
+				t.Fatal("not fresh before the write")
+			}
+			info, err := os.Stat(other)
+			must(t, err)
+			f, err := os.OpenFile(other, os.O_WRONLY, 0)
+			must(t, err)
+			_, err = f.WriteAt([]byte("small two"), 0) // the same size
+			f.Close()
+			must(t, err)
+			must(t, os.Chtimes(other, info.ModTime(), info.ModTime()))
+			if d.Fresh(ref, nil, clock.Load) {
+				t.Error("still fresh after a write through the other link")
+			}
+			if got, err := content(t, d, p+"/small.txt"); err != nil || string(got) != "small two" {
+				t.Errorf("after the write: %v %q, want %q", err, got, "small two")
+			}
+		})
+	}
+}
+
+// TestEventsSwappedWhileWatched: a directory on a file's path swapped for
+// another while the watches are added, after its parent's name was looked
+// up and before its parent is watched, raises no event any watch gets.
+// cover looks at the directories again once they are watched, and sees
+// the swap: the ref is confirmed by stat, which finds the other file.
+func TestEventsSwappedWhileWatched(t *testing.T) {
+	// Not parallel: the hook is global.
+	root := tempDir(t)
+	for name, body := range map[string]string{"a/sub/x.txt": "old one", "a/sub.new/x.txt": "new one"} {
+		must(t, os.MkdirAll(filepath.Join(root, filepath.Dir(name)), 0o755))
+		must(t, os.WriteFile(filepath.Join(root, name), []byte(body), 0o644))
+	}
+	d := openDir(t, root, true)
+	if d.watch == nil {
+		t.Skip("no events here")
+	}
+	f, info, at, err := d.Open("a/sub/x.txt")
+	must(t, err)
+	f.Close()
+	ref := &Ref{File: "a/sub/x.txt", Info: info, Ver: VersionOf(info), Tree: at, ReadAt: Mono()}
+	calls := 0
+	defer func() { testHookAddWatch = nil }()
+	testHookAddWatch = func(err error) error {
+		if calls++; calls == 1 { // the root is watched, a/ not yet
+			must(t, os.Rename(filepath.Join(root, "a/sub"), filepath.Join(root, "a/sub.old")))
+			must(t, os.Rename(filepath.Join(root, "a/sub.new"), filepath.Join(root, "a/sub")))
+		}
+		return err
+	}
+	now := time.Now().UnixNano()
+	d.Arm(ref, now)
+	if calls != 3 {
+		t.Fatalf("%d watches added, want 3 (the root, a, a/sub)", calls)
+	}
+	if d.Fresh(ref, nil, func() int64 { return now }) {
+		t.Error("fresh, though a/sub was swapped while it was watched")
+	}
+	if got, err := content(t, d, "a/sub/x.txt"); err != nil || string(got) != "new one" {
+		t.Errorf("after the swap: %v %q, want %q", err, got, "new one")
+	}
+}

@@ -196,6 +196,9 @@ func (w *watcher) sync() bool {
 				pending = true
 			}
 		}
+		if testHookSyncLock != nil {
+			testHookSyncLock()
+		}
 		w.mu.Lock()
 		w.draining.Store(true)
 		if mounts {
@@ -211,11 +214,18 @@ func (w *watcher) sync() bool {
 	if len(evs) == 0 && w.draining.Load() {
 		// Another sync took the events off the queue before this one
 		// looked, and is still reading them: wait for it.
+		if testHookSyncLock != nil {
+			testHookSyncLock()
+		}
 		w.mu.Lock()
 		w.mu.Unlock() //nolint:staticcheck // an empty critical section: a wait
 	}
 	return !w.broken.Load()
 }
+
+// testHookSyncLock, when set by a test, is called before a sync takes
+// w.mu: to read events, or to wait for another sync that is reading them.
+var testHookSyncLock func()
 
 // readLocked reads every pending event; w.mu is held.
 func (w *watcher) readLocked() {

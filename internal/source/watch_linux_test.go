@@ -3,13 +3,19 @@ package source
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // confirmStats counts, per file, the refs confirmed by a system call.
@@ -291,6 +297,145 @@ func TestEventsWatchLimit(t *testing.T) {
 	}
 	must(t, os.WriteFile(filepath.Join(dir, p, "small.txt"), []byte("small two"), 0o644))
 	if d.Fresh(ref, nil, clock.Load) {
+		t.Error("still fresh after the change")
+	}
+}
+
+// TestEventsLostOffThePath: events lost to an overflow of the inotify
+// queue, by changes in a directory off a file's path, make the file's
+// token stale too: its own change may be among those lost. The churn is in
+// logs/, which another ref has watched, with no Fresh in between to read
+// the queue; then sub/index.html is rewritten in place, and its events
+// are lost.
+func TestEventsLostOffThePath(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("/proc/sys/fs/inotify/max_queued_events")
+	if err != nil {
+		t.Skipf("no inotify queue limit to read: %v", err)
+	}
+	queue, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || queue > 100_000 {
+		t.Skipf("max_queued_events %q: too many changes to make for an overflow", b)
+	}
+	dir, p, d, clock := eventsSite(t)
+	if d.watch == nil {
+		t.Skip("no events here")
+	}
+	logs := filepath.Join(dir, p, "logs")
+	must(t, os.Mkdir(logs, 0o755))
+	// Writes to a few files in turn: each an IN_MODIFY that the kernel
+	// cannot merge with the one before (another name).
+	var churn []*os.File
+	for i := range 64 {
+		f, err := os.Create(filepath.Join(logs, fmt.Sprintf("churn-%02d.log", i)))
+		must(t, err)
+		defer f.Close()
+		churn = append(churn, f)
+	}
+	index := find(t, d, p+"/sub/index.html", clock.Load())
+	find(t, d, p+"/logs/churn-00.log", clock.Load()) // watches logs/
+	if !d.Fresh(index, nil, clock.Load) {
+		t.Fatal("sub/index.html not fresh before the churn")
+	}
+	// An inotify instance of the test's own, on logs/, gets the churn's
+	// events into a queue of the same size: its overflow shows jaws's.
+	probe, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	must(t, err)
+	defer unix.Close(probe)
+	_, err = unix.InotifyAddWatch(probe, logs, unix.IN_MODIFY)
+	must(t, err)
+	changes := 2 * (queue + 1)
+	for i := range changes {
+		_, err := churn[i%len(churn)].WriteAt([]byte{byte(i)}, 0)
+		must(t, err)
+	}
+	page := filepath.Join(dir, p, "sub", "index.html")
+	info, err := os.Stat(page)
+	must(t, err)
+	must(t, os.WriteFile(page, []byte("index two"), 0o644)) // the same size
+	must(t, os.Chtimes(page, info.ModTime(), info.ModTime()))
+	if !probeOverflowed(t, probe) {
+		t.Fatalf("%d changes did not overflow an inotify queue (max_queued_events %d)", changes, queue)
+	}
+	if d.Fresh(index, nil, clock.Load) {
+		t.Error("sub/index.html still fresh after events were lost")
+	}
+}
+
+// probeOverflowed reads the events pending on the inotify descriptor fd
+// and reports whether its queue overflowed (IN_Q_OVERFLOW).
+func probeOverflowed(t *testing.T, fd int) bool {
+	t.Helper()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := unix.Read(fd, buf)
+		if err == unix.EAGAIN {
+			return false
+		}
+		must(t, err)
+		for b := buf[:n]; len(b) >= unix.SizeofInotifyEvent; {
+			ev := (*unix.InotifyEvent)(unsafe.Pointer(&b[0]))
+			if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
+				return true
+			}
+			b = b[min(len(b), unix.SizeofInotifyEvent+int(ev.Len)):]
+		}
+	}
+}
+
+// TestEventsSyncWaitsForReader: a sync that finds the queue empty while
+// another sync is still reading the events it took off the queue waits
+// for that one, so a hit after a change sees it. The test takes the other
+// sync's part: it holds the watcher's lock, takes the change's events off
+// the queue, and reads them only once the hit waits.
+func TestEventsSyncWaitsForReader(t *testing.T) {
+	// Not parallel: the hook is global.
+	dir, p, d, clock := eventsSite(t)
+	w := d.watch
+	if w == nil {
+		t.Skip("no events here")
+	}
+	ref := find(t, d, p+"/sub/index.html", clock.Load())
+	if !d.Fresh(ref, nil, clock.Load) {
+		t.Fatal("not fresh before the change")
+	}
+	epoch := w.epoch.Load()
+	must(t, os.WriteFile(filepath.Join(dir, p, "sub", "index.html"), []byte("index two"), 0o644))
+
+	w.mu.Lock()
+	w.draining.Store(true)
+	buf := make([]byte, 64<<10)
+	n, err := unix.Read(w.fd, buf)
+	if err != nil || n <= 0 {
+		w.draining.Store(false)
+		w.mu.Unlock()
+		t.Fatalf("no events of the change to take off the queue: %d, %v", n, err)
+	}
+	waits := make(chan struct{}, 1)
+	defer func() { testHookSyncLock = nil }()
+	testHookSyncLock = func() {
+		select {
+		case waits <- struct{}{}:
+		default:
+		}
+	}
+	fresh := make(chan bool, 1)
+	go func() { fresh <- d.Fresh(ref, nil, clock.Load) }()
+	var got bool
+	select {
+	case <-waits: // the hit waits for the lock
+	case got = <-fresh:
+		t.Errorf("the hit did not wait for the events taken off the queue: fresh %v", got)
+		fresh <- got
+	}
+	w.handle(buf[:n])
+	w.draining.Store(false)
+	w.mu.Unlock()
+	got = <-fresh
+	if w.epoch.Load() != epoch {
+		t.Skip("the mount table changed meanwhile: every token is stale")
+	}
+	if got {
 		t.Error("still fresh after the change")
 	}
 }
