@@ -153,3 +153,31 @@ func TestReviewCookieAuthBypass(t *testing.T) {
 		t.Errorf("without the cookie: lane %d %q, net/http %d", statusOf(lane), bodyOf(lane), statusOf(ref))
 	}
 }
+
+// TestReviewLearntTrailerNotLearnt: a response whose handlers in front
+// announce trailers (Trailer) or set Transfer-Encoding is not learnt: the
+// lane frames its answers itself, and would send neither. Such a name
+// stays with net/http.
+func TestReviewLearntTrailerNotLearnt(t *testing.T) {
+	t.Parallel()
+	for _, field := range []string{"Trailer", "Transfer-Encoding"} {
+		t.Run(field, func(t *testing.T) {
+			t.Parallel()
+			site := testsite.New(t).File("a.txt", []byte("hello"))
+			p := newReviewPair(t, site.Root, jaws.Options{}, func(h *jaws.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if field == "Trailer" {
+						w.Header().Set("Trailer", "X-Checksum")
+					} else {
+						w.Header().Set("Transfer-Encoding", "chunked")
+					}
+					h.ServeHTTP(w, r)
+				})
+			}, nil)
+			p.teach(t, getRaw("/a.txt"))
+			if n := p.laneAnswered(func() { p.teach(t, getRaw("/a.txt")) }); n != 0 {
+				t.Errorf("the lane answered %d times", n)
+			}
+		})
+	}
+}
