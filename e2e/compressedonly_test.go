@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"io"
-	"io/fs"
 	"maps"
 	"net/http"
 	"os"
@@ -22,53 +21,15 @@ import (
 // example/site-compressed/ holds (example/vite/README.md).
 var compressedOnly = os.DirFS("../example/site-compressed")
 
-// builtFile is one file of the Vite build: the bytes Vite wrote, and the
-// siblings it is shipped as, by Content-Encoding (none for a file kept as
-// it is).
-type builtFile struct {
-	plain    []byte
-	siblings map[string][]byte
-}
-
 // viteBuild reads the compressed-only site, by the names a client asks
-// for: each name shipped as siblings decoded from its .br, which the
-// other siblings must agree with (internal/precompress's tests hold it).
-func viteBuild(t *testing.T) map[string]builtFile {
+// for: each name shipped as siblings decoded, which must agree.
+func viteBuild(t *testing.T) map[string]decode.Shipped {
 	t.Helper()
-	files := map[string]builtFile{}
-	err := fs.WalkDir(compressedOnly, ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(compressedOnly, name)
-		if err != nil {
-			return err
-		}
-		for _, c := range codings {
-			plain, ok := strings.CutSuffix(name, c.ext)
-			if !ok {
-				continue
-			}
-			f := files[plain]
-			if f.siblings == nil {
-				f.siblings = map[string][]byte{}
-			}
-			f.siblings[c.name] = b
-			if c.name == "br" {
-				if f.plain, err = decode.Body("br", b); err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-			}
-			files[plain] = f
-			return nil
-		}
-		files[name] = builtFile{plain: b}
-		return nil
-	})
+	files, err := decode.Tree(compressedOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := files["index.html"]; f.siblings["br"] == nil {
+	if f := files["index.html"]; f.Siblings["br"] == nil {
 		t.Fatal("../example/site-compressed has no index.html.br: not the compressed-only build")
 	}
 	return files
@@ -77,7 +38,7 @@ func viteBuild(t *testing.T) map[string]builtFile {
 // builtName is the file of the Vite build the example answers the URL
 // path p with: the file itself, a directory's index.html, or index.html
 // for a client route.
-func builtName(files map[string]builtFile, p string) string {
+func builtName(files map[string]decode.Shipped, p string) string {
 	name := strings.TrimPrefix(p, "/")
 	if name == "" || strings.HasSuffix(name, "/") {
 		name += "index.html"
@@ -168,14 +129,14 @@ func TestBrowserCompressedOnly(t *testing.T) {
 			enc, accept := get(x.header, "Content-Encoding"), get(x.sent, "Accept-Encoding")
 			cached := x.sent == nil
 			want := ""
-			if f.siblings != nil && (cached || accepts(accept, "br")) {
+			if f.Siblings != nil && (cached || accepts(accept, "br")) {
 				want = "br"
 			}
 			if x.status != 200 || x.failed != "" || enc != want {
 				t.Errorf("%s %s (%s): %d %q, Content-Encoding %q for Accept-Encoding %q (from the cache: %v); want 200 and %q",
 					x.method, p, name, x.status, x.failed, enc, accept, cached, want)
 			}
-			if vary := get(x.header, "Vary"); f.siblings != nil && !strings.Contains(vary, "Accept-Encoding") {
+			if vary := get(x.header, "Vary"); f.Siblings != nil && !strings.Contains(vary, "Accept-Encoding") {
 				t.Errorf("%s: Vary %q, want Accept-Encoding in it", p, vary)
 			}
 			if cc := get(x.header, "Cache-Control"); jawsmw.Fingerprinted(p) && cc != jawsmw.CacheImmutable {
@@ -210,13 +171,13 @@ func TestBrowserCompressedOnly(t *testing.T) {
 			}
 			n++
 			f := files[builtName(files, p)]
-			wantEncoded := len(f.plain)
-			if br, ok := f.siblings["br"]; ok {
+			wantEncoded := len(f.Plain)
+			if br, ok := f.Siblings["br"]; ok {
 				wantEncoded = len(br)
 			}
-			if e.Status != 200 || e.Encoded != wantEncoded || e.Decoded != len(f.plain) {
+			if e.Status != 200 || e.Encoded != wantEncoded || e.Decoded != len(f.Plain) {
 				t.Errorf("resource timing: %s: %d, %d bytes encoded, %d decoded; want 200, %d and %d",
-					p, e.Status, e.Encoded, e.Decoded, wantEncoded, len(f.plain))
+					p, e.Status, e.Encoded, e.Decoded, wantEncoded, len(f.Plain))
 			}
 		}
 		t.Logf("resource timing: %d entries of the page checked", n)
@@ -291,13 +252,13 @@ func TestBrowserCompressedOnly(t *testing.T) {
 		for _, name := range slices.Sorted(maps.Keys(files)) {
 			f := files[name]
 			p := "/" + strings.TrimSuffix(name, "index.html")
-			for _, c := range append([]struct{ name, ext string }{{"", ""}}, codings...) {
+			for _, c := range append([]string{""}, codings...) {
 				req, err := http.NewRequestWithContext(ctx, "GET", base+p, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if c.name != "" {
-					req.Header.Set("Accept-Encoding", c.name)
+				if c != "" {
+					req.Header.Set("Accept-Encoding", c)
 				}
 				resp, err := client.Do(req)
 				if err != nil {
@@ -308,18 +269,18 @@ func TestBrowserCompressedOnly(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, wantEnc := f.plain, ""
-				if sib, ok := f.siblings[c.name]; ok {
-					want, wantEnc = sib, c.name
+				want, wantEnc := f.Plain, ""
+				if sib, ok := f.Siblings[c]; ok {
+					want, wantEnc = sib, c
 				}
 				enc := resp.Header.Get("Content-Encoding")
 				if resp.StatusCode != 200 || enc != wantEnc || string(body) != string(want) {
 					t.Errorf("GET %s, Accept-Encoding %q: %d, Content-Encoding %q, %d bytes; want 200, %q and %d bytes",
-						p, c.name, resp.StatusCode, enc, len(body), wantEnc, len(want))
+						p, c, resp.StatusCode, enc, len(body), wantEnc, len(want))
 				}
-				if c.name == "" {
+				if c == "" {
 					t.Logf("GET %s, no Accept-Encoding: %d %s, Content-Encoding %q, %d bytes (the file Vite wrote: %d)",
-						p, resp.StatusCode, resp.Header.Get("Content-Type"), enc, len(body), len(f.plain))
+						p, resp.StatusCode, resp.Header.Get("Content-Type"), enc, len(body), len(f.Plain))
 				}
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/jaws-go/jaws/internal/decode"
 )
 
 // site is the example's demo site, which the example serves when run without
@@ -53,8 +55,8 @@ func siteName(p string) string {
 }
 
 // codings are the content codings jaws serves, in its default order of
-// preference, with their siblings' suffixes.
-var codings = []struct{ name, ext string }{{"br", ".br"}, {"zstd", ".zst"}, {"gzip", ".gz"}}
+// preference; decode.Exts has their siblings' suffixes.
+var codings = []string{"br", "zstd", "gzip"}
 
 // jawsMinSize is jaws's default Compression.MinSize: smaller files are
 // compressed only by a precompressed sibling.
@@ -93,11 +95,11 @@ func expectCoding(t testing.TB, name, acceptEncoding string) (coding string, var
 	compressible := compressibleName(name) && size >= jawsMinSize
 	vary = compressible
 	for _, c := range codings {
-		_, err := fs.Stat(site, name+c.ext)
+		_, err := fs.Stat(site, name+decode.Exts[c])
 		sibling := err == nil
 		vary = vary || sibling
-		if coding == "" && accepts(acceptEncoding, c.name) && (compressible || sibling) {
-			coding = c.name
+		if coding == "" && accepts(acceptEncoding, c) && (compressible || sibling) {
+			coding = c
 		}
 	}
 	return coding, vary

@@ -15,52 +15,14 @@ import (
 	jawsmw "github.com/jaws-go/jaws/middleware"
 )
 
-// shipped is one file of the compressed-only build: the bytes the bundler
-// wrote, and its siblings by Content-Encoding (none for a file kept as it
-// is).
-type shipped struct {
-	plain    []byte
-	siblings map[string][]byte // "br" -> NAME.br's bytes
-}
-
-// siblingCodings are the siblings' suffixes by Content-Encoding.
-var siblingCodings = map[string]string{"br": ".br", "zstd": ".zst", "gzip": ".gz"}
-
 // builtinBuild reads the embedded build, each name as a client asks for it.
-func builtinBuild(t *testing.T) map[string]shipped {
+func builtinBuild(t *testing.T) map[string]decodepkg.Shipped {
 	t.Helper()
 	fsys, err := fs.Sub(site, siteDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := map[string]shipped{}
-	err = fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return err
-		}
-		for enc, ext := range siblingCodings {
-			if plain, ok := strings.CutSuffix(name, ext); ok {
-				f := files[plain]
-				if f.siblings == nil {
-					f.siblings = map[string][]byte{}
-				}
-				f.siblings[enc] = b
-				if f.plain == nil {
-					if f.plain, err = decodepkg.Body(enc, b); err != nil {
-						t.Errorf("%s: %v", name, err)
-					}
-				}
-				files[plain] = f
-				return nil
-			}
-		}
-		files[name] = shipped{plain: b}
-		return nil
-	})
+	files, err := decodepkg.Tree(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +41,10 @@ func TestCompressedOnlySite(t *testing.T) {
 	files := builtinBuild(t)
 	only := 0
 	for name, f := range files {
-		if f.siblings != nil {
+		if f.Siblings != nil {
 			only++
-			if len(f.siblings) != len(siblingCodings) {
-				t.Errorf("%s has the siblings %d of %d", name, len(f.siblings), len(siblingCodings))
+			if len(f.Siblings) != len(decodepkg.Exts) {
+				t.Errorf("%s has the siblings %d of %d", name, len(f.Siblings), len(decodepkg.Exts))
 			}
 		}
 	}
@@ -131,16 +93,16 @@ func TestCompressedOnlySite(t *testing.T) {
 		f := files[name]
 		for _, enc := range []string{"br", "zstd", "gzip", ""} {
 			resp, body := get(t, p, enc)
-			want, wantEnc := f.plain, ""
-			if sib, ok := f.siblings[enc]; ok {
+			want, wantEnc := f.Plain, ""
+			if sib, ok := f.Siblings[enc]; ok {
 				want, wantEnc = sib, enc
 			}
 			got := resp.Header.Get("Content-Encoding")
 			if resp.StatusCode != 200 || got != wantEnc || !bytes.Equal(body, want) {
 				t.Errorf("GET %s, Accept-Encoding %q: %d, Content-Encoding %q, %d bytes; want 200, %q and the %d bytes of %s%s",
-					p, enc, resp.StatusCode, got, len(body), wantEnc, len(want), name, siblingCodings[wantEnc])
+					p, enc, resp.StatusCode, got, len(body), wantEnc, len(want), name, decodepkg.Exts[wantEnc])
 			}
-			if vary := resp.Header.Get("Vary"); f.siblings != nil && !strings.Contains(vary, "Accept-Encoding") {
+			if vary := resp.Header.Get("Vary"); f.Siblings != nil && !strings.Contains(vary, "Accept-Encoding") {
 				t.Errorf("GET %s: Vary %q, want Accept-Encoding in it", p, vary)
 			}
 			if ct := resp.Header.Get("Content-Type"); ct == "" || strings.HasPrefix(ct, "application/octet-stream") {

@@ -112,11 +112,12 @@ type coding struct {
 }
 
 // codings are the siblings jaws serves, in its default order of
-// preference; all three are written unless -codings says otherwise.
+// preference; all three are written unless -codings says otherwise. Their
+// suffixes are decode's, so that Decode reads what Compress writes.
 var codings = []coding{
-	{".br", "br", encodeBrotli},
-	{".zst", "zstd", encodeZstd},
-	{".gz", "gzip", encodeGzip},
+	{decode.Exts["br"], "br", encodeBrotli},
+	{decode.Exts["zstd"], "zstd", encodeZstd},
+	{decode.Exts["gzip"], "gzip", encodeGzip},
 }
 
 // Shipped says how one file of the build is shipped: Sizes holds its size
@@ -200,36 +201,17 @@ func compressed(name string, data []byte, cs []coding) (map[string][]byte, error
 
 // Decode returns the plain build a compressed-only directory holds: each
 // name shipped as siblings decoded, the other files as they are. Every
-// sibling of a name must decode to the same bytes.
+// sibling of a name must decode to the same bytes (decode.Tree).
 func Decode(src fs.FS) (map[string][]byte, error) {
+	tree, err := decode.Tree(src)
+	if err != nil {
+		return nil, err
+	}
 	files := map[string][]byte{}
-	from := map[string]string{} // a decoded name -> the sibling it came from
-	err := walk(src, func(name string, data []byte) error {
-		for _, c := range codings {
-			plain, ok := strings.CutSuffix(name, c.ext)
-			if !ok {
-				continue
-			}
-			if from[plain] == plain {
-				return fmt.Errorf("%s is there both plain and as %s", plain, name)
-			}
-			b, err := decode.Body(c.name, data)
-			if err != nil {
-				return fmt.Errorf("%s does not decode: %w", name, err)
-			}
-			if prev, ok := files[plain]; ok && !bytes.Equal(prev, b) {
-				return fmt.Errorf("%s and %s decode to different files", from[plain], name)
-			}
-			files[plain], from[plain] = b, name
-			return nil
-		}
-		if _, ok := files[name]; ok {
-			return fmt.Errorf("%s is there both plain and as %s", name, from[name])
-		}
-		files[name], from[name] = data, name
-		return nil
-	})
-	return files, err
+	for name, f := range tree {
+		files[name] = f.Plain
+	}
+	return files, nil
 }
 
 // walk calls f with every regular file of src, by name, in lexical order.
