@@ -147,11 +147,14 @@ func (h *Handler) findPage(name string, t target, err error, need fdNeed) (targe
 // or a directory without index page, a compressed-only one (compressedonly.go).
 // With pages, a page cached under name is found too (store.lookupPage).
 func (h *Handler) lookup(name string, need fdNeed, pages bool) (target, error) {
-	lookup := h.store.lookup
-	if pages {
-		lookup = h.store.lookupPage
+	var t target
+	var err error
+	if pages || !h.opts.CleanURLs {
+		// Without CleanURLs no page is cached: nothing to tell apart.
+		t, err = h.store.lookupPage(name, need)
+	} else {
+		t, err = h.store.lookup(name, need)
 	}
-	t, err := lookup(name, need)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		t, err = h.variants.onlyCoded(name, name, false)
